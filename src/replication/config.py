@@ -1,0 +1,75 @@
+"""Config validation: one clear line naming the key and what is allowed, before any job runs."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import jsonschema
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+
+class ConfigError(ValueError):
+    """A config value outside what the schema or the theory allows."""
+
+
+def _allowed(schema: dict) -> str:
+    """Describe, in words, what a (sub)schema accepts."""
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    parts = []
+    kind = schema.get("type")
+    if kind:
+        parts.append(kind if isinstance(kind, str) else " or ".join(kind))
+    bounds = []
+    for key, op in (("exclusiveMinimum", ">"), ("minimum", ">="), ("exclusiveMaximum", "<"), ("maximum", "<=")):
+        if key in schema:
+            bounds.append(f"{op} {schema[key]}")
+    if bounds:
+        parts.append(" and ".join(bounds))
+    if "minItems" in schema:
+        parts.append(f"at least {schema['minItems']} item(s)")
+    if schema.get("additionalProperties") is False and "properties" in schema:
+        parts.append("keys " + ", ".join(schema["properties"]))
+    return ", ".join(parts) or "see workflow/schemas/config.schema.yaml"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    key = ".".join(str(part) for part in error.absolute_path) or "<top level>"
+    return f"config key '{key}': {error.message}; allowed: {_allowed(error.schema)}"
+
+
+def _chains(node: Any, path: str = ""):
+    """Yield (key, p, q) for every Markov chain {p, q} anywhere in the config."""
+    if isinstance(node, dict):
+        if {"p", "q"} <= node.keys() and all(isinstance(node[k], (int, float)) for k in ("p", "q")):
+            yield path, node["p"], node["q"]
+        for key, value in node.items():
+            yield from _chains(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _chains(value, f"{path}.{index}")
+
+
+def check_theory(config: dict) -> None:
+    """Constraints JSON schema cannot state: the theory excludes p + q = 1 (i.i.d. data)."""
+    for key, p, q in _chains(config):
+        if abs(p + q - 1.0) < 1e-12:
+            raise ConfigError(
+                f"config key '{key}': p + q = 1 (p={p}, q={q}) is excluded by the theory; "
+                "allowed: p, q in (0, 1) with p + q != 1"
+            )
+
+
+def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
+    """Validate ``config`` in place (filling defaults) against the schema, then the theory."""
+    try:
+        validate(config, str(schema_path), set_default=True)
+    except WorkflowError as err:
+        cause = next((a for a in err.args if isinstance(a, jsonschema.ValidationError)), None)
+        if cause is None:
+            raise ConfigError(str(err)) from None
+        best = jsonschema.exceptions.best_match([cause])
+        raise ConfigError(_describe(best)) from None
+    check_theory(config)
+    return config

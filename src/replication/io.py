@@ -1,0 +1,61 @@
+"""Atomic file output: a killed job never leaves a partial file at a final path."""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; rename it onto ``path`` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp" + path.suffix)
+    os.close(fd)
+    tmp = Path(tmp)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would make outputs private
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_csv(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:
+    """Write a tidy table atomically, with a fixed float format so reruns are byte-identical."""
+    kwargs.setdefault("index", False)
+    kwargs.setdefault("float_format", "%.10g")
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, **kwargs)
+
+
+def write_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez(handle, **arrays)
+
+
+def write_text(text: str, path: str | os.PathLike) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def log_to(log_path: str | os.PathLike | None) -> logging.Logger:
+    """Send this job's stderr (tqdm bars, warnings) and a logger to its Snakemake log file."""
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        sys.stderr = open(log_path, "w", buffering=1)
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", force=True
+    )
+    return logging.getLogger("replication")

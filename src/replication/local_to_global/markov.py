@@ -1,0 +1,83 @@
+"""Binary first-order Markov chains and the loss of any model whose logit gap is D.
+
+Kernel ``P = [[1-p, p], [q, 1-q]]`` with ``p = P(1|0)`` and ``q = P(0|1)``. Every canonical model
+of the paper predicts logit ``c`` after a 0 and ``D + c`` after a 1; with the bias at its
+closed-form optimum the population loss is a function ``F(D)`` of the gap alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit, log_expit
+
+
+def binary_entropy(x: float) -> float:
+    """h(x) in nats."""
+    return float(-(x * np.log(x) + (1 - x) * np.log1p(-x)))
+
+
+@dataclass(frozen=True)
+class MarkovChain:
+    p: float  # P(1 | 0)
+    q: float  # P(0 | 1)
+
+    def __post_init__(self):
+        if not (0 < self.p < 1 and 0 < self.q < 1):
+            raise ValueError(f"p and q must lie in (0, 1), got p={self.p}, q={self.q}")
+
+    @property
+    def switching(self) -> float:
+        return self.p + self.q
+
+    @property
+    def stationary(self) -> tuple[float, float]:
+        """pi = (pi0, pi1) = (q, p) / (p + q)."""
+        total = self.p + self.q
+        return self.q / total, self.p / total
+
+    @property
+    def unigram_loss(self) -> float:
+        """H(pi): the loss of the best marginal predictor (every non-global critical point)."""
+        return binary_entropy(self.stationary[1])
+
+    @property
+    def bigram_loss(self) -> float:
+        """The entropy rate (q h(p) + p h(q)) / (p + q): the global optimum."""
+        pi0, pi1 = self.stationary
+        return pi0 * binary_entropy(self.p) + pi1 * binary_entropy(self.q)
+
+    @property
+    def optimal_gap(self) -> float:
+        """D* = log[(1-p)(1-q)/(pq)], the logit gap of the Bayes predictor."""
+        p, q = self.p, self.q
+        return float(np.log((1 - p) * (1 - q) / (p * q)))
+
+    def optimal_offset(self, gap):
+        """Loss-minimising logit after a 0, ``c = b* - e^2/2``, given the gap D (Lemma 5).
+
+        ``c = log[(p - q + sqrt((p-q)^2 + 4pqA)) / (2qA)]``, ``A = exp(D)``; the p < q branch is
+        rewritten without cancellation as ``log[2p / (sqrt(.) + q - p)]``.
+        """
+        p, q = self.p, self.q
+        gap = np.asarray(gap, dtype=float)
+        root = np.sqrt((p - q) ** 2 + 4 * p * q * np.exp(gap))
+        if p >= q:
+            return np.log(p - q + root) - np.log(2 * q) - gap
+        return np.log(2 * p) - np.log(root + q - p)
+
+    def loss_of_gap(self, gap):
+        """F(D): population cross-entropy at the optimal bias."""
+        pi0, pi1 = self.stationary
+        p, q = self.p, self.q
+        z0 = self.optimal_offset(gap)
+        z1 = np.asarray(gap, dtype=float) + z0
+        return -pi1 * ((1 - q) * log_expit(z1) + q * log_expit(-z1)) - pi0 * (
+            p * log_expit(z0) + (1 - p) * log_expit(-z0)
+        )
+
+    def loss_slope(self, gap):
+        """F'(D) = pi1 (sigmoid(z1) - (1 - q)); the bias term vanishes at its optimum."""
+        pi1 = self.stationary[1]
+        z1 = np.asarray(gap, dtype=float) + self.optimal_offset(gap)
+        return pi1 * (expit(z1) - (1 - self.q))

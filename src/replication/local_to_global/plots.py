@@ -1,0 +1,129 @@
+"""Figures of Local to Global. Each function returns (figure, tidy data it plotted)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.colors import ListedColormap
+from scipy.ndimage import distance_transform_edt
+
+from . import canonical
+from .markov import MarkovChain
+
+BASIN_COLOURS = {"I*": "#2ca02c", "I_min": "#d62728"}
+SADDLE_COLOUR = "#ff7f0e"
+ENERGY_LEVELS = sorted([*range(-9, 0), canonical.SADDLE_ENERGY, *range(0, 12)])
+
+
+def _rows(panel: str, chain: MarkovChain, layer: str, **columns) -> pd.DataFrame:
+    arrays = {key: np.ravel(value) for key, value in columns.items()}
+    size = max(len(a) for a in arrays.values())
+    frame = pd.DataFrame({key: np.broadcast_to(a, size) if len(a) == 1 else a for key, a in arrays.items()})
+    frame.insert(0, "layer", layer)
+    frame.insert(0, "q", chain.q)
+    frame.insert(0, "p", chain.p)
+    frame.insert(0, "panel", panel)
+    return frame
+
+
+def _critical_sets(ax, chain: MarkovChain, extent: float, panel: str) -> list[pd.DataFrame]:
+    """Global-minimum curve, local minima/maxima on e = 0 and the saddle, drawn and tabulated."""
+    w = np.linspace(-extent, extent, 601)
+    locus = canonical.global_min_locus(chain, w)
+    locus = np.where(locus <= extent, locus, np.nan)
+    for sign in (1, -1):
+        ax.plot(w, sign * locus, "k--", lw=1.2, label="global minima" if sign == 1 else None)
+    marks = np.linspace(-extent, extent, 25)
+    local_min = marks[canonical.is_local_min_line(chain, marks)]
+    local_max = marks[~canonical.is_local_min_line(chain, marks)]
+    ax.plot(local_min, np.zeros_like(local_min), "*", color="red", ms=7, label="local minima", zorder=4)
+    ax.plot(local_max, np.zeros_like(local_max), ".", color="blue", ms=6, label="local maxima", zorder=4)
+    ax.plot([canonical.SADDLE_W], [0], "^", color=SADDLE_COLOUR, ms=8, label="saddle", zorder=5)
+    return [
+        _rows(panel, chain, "global_min_locus", w=np.r_[w, w], e=np.r_[locus, -locus]),
+        _rows(panel, chain, "local_min", w=local_min, e=0.0),
+        _rows(panel, chain, "local_max", w=local_max, e=0.0),
+        _rows(panel, chain, "saddle", w=[canonical.SADDLE_W], e=[0.0]),
+    ]
+
+
+def _field(ax, chain: MarkovChain, extent: float, points: int, panel: str) -> pd.DataFrame:
+    """The normalised -grad L field as a grey quiver."""
+    w, e = np.meshgrid(np.linspace(-extent, extent, points), np.linspace(-extent, extent, points))
+    de, dw = canonical.gradient(chain, e, w)
+    norm = np.hypot(de, dw)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        de, dw = np.where(norm > 0, -de / norm, 0.0), np.where(norm > 0, -dw / norm, 0.0)
+    ax.quiver(w, e, dw, de, color="0.55", angles="xy", scale=points * 1.4, width=0.003, headwidth=4)
+    return _rows(panel, chain, "field", w=w, e=e, dw=dw, de=de)
+
+
+def _frame_axes(ax, extent: float, title: str) -> None:
+    ax.set_xlim(-extent, extent)
+    ax.set_ylim(-extent, extent)
+    ax.set_aspect("equal")
+    ax.set_xlabel("$w$")
+    ax.set_ylabel("$e$")
+    if title:
+        ax.set_title(title)
+
+
+def fig1(flows: pd.DataFrame, settings: dict) -> tuple[plt.Figure, pd.DataFrame]:
+    """Fig. 1: per chain, (energy lines + field + flows) and (basins + separatrices)."""
+    chains = [MarkovChain(c["p"], c["q"]) for c in settings["chains"]]
+    extent = settings["extent"]
+    fig, axes = plt.subplots(len(chains), 2, figsize=(9, 4.6 * len(chains)), squeeze=False)
+    grid = np.linspace(-extent, extent, settings["contour_points"])
+    w, e = np.meshgrid(grid, grid)
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    data = []
+    for row, chain in zip(axes, chains):
+        name = f"p={chain.p:g}, q={chain.q:g}"
+        # Energy lines, field, critical sets and integrated flows.
+        ax = row[0]
+        panel = next(letters)
+        energy = canonical.energy(e, w)
+        lines = ax.contour(w, e, np.ma.masked_invalid(energy), levels=ENERGY_LEVELS, cmap="viridis", linewidths=0.9)
+        colorbar = fig.colorbar(lines, ax=ax, location="top", shrink=0.8, pad=0.02)
+        colorbar.set_label(f"({panel}) {name}: energy $E(e, w)$, flows")
+        data.append(_rows(panel, chain, "energy", w=w, e=e, value=energy))
+        data.append(_field(ax, chain, extent, settings["quiver_points"], panel))
+        data.extend(_critical_sets(ax, chain, extent, panel))
+        mine = flows[(flows.p == chain.p) & (flows.q == chain.q)]
+        for index, path in mine.groupby("trajectory"):
+            ax.plot(path.w, path.e, color="black", lw=1.0, label="gradient flow" if index == 0 else None)
+            ax.plot(path.w.iloc[0], path.e.iloc[0], "o", color="black", ms=3)
+        if len(mine):
+            data.append(
+                _rows(panel, chain, "trajectory", id=mine.trajectory, t=mine.t, w=mine.w, e=mine.e, value=mine.energy, label=mine.endpoint)
+            )
+        _frame_axes(ax, extent, None)
+        ax.legend(loc="lower left", framealpha=0.9)
+
+        # Basins predicted by the theorems, with the saddle's flow lines.
+        ax = row[1]
+        panel = next(letters)
+        basin = canonical.predicted_basin(chain, e, w)
+        to_local = (basin == canonical.LOCAL_MIN).astype(float)
+        ax.pcolormesh(w, e, to_local, cmap=ListedColormap([BASIN_COLOURS["I*"], BASIN_COLOURS["I_min"]]), vmin=0, vmax=1, alpha=0.35, shading="auto", rasterized=True)
+        data.append(_rows(panel, chain, "basin", w=w, e=e, label=np.where(to_local > 0, "I_min", "I*")))
+        data.append(_field(ax, chain, extent, settings["quiver_points"], panel))
+        data.extend(_critical_sets(ax, chain, extent, panel))
+        left = -np.geomspace(extent, 1e-4, 2000)
+        g = canonical.separatrix(left)
+        g = np.where(g <= extent, g, np.nan)
+        for sign in (1, -1):
+            ax.plot(left, sign * g, color=SADDLE_COLOUR, lw=2, label="$e=\\pm g(w)$" if sign == 1 else None)
+        data.append(_rows(panel, chain, "separatrix", w=np.r_[left, left], e=np.r_[g, -g]))
+        for label in ("I*", "I_min"):
+            mask = (to_local > 0) if label == "I_min" else (to_local == 0)
+            if mask.any():  # label each basin at its point farthest from the others
+                row_index, col_index = np.unravel_index(np.argmax(distance_transform_edt(np.pad(mask, 1))[1:-1, 1:-1]), mask.shape)
+                label_e = e[row_index, col_index]
+                label_e += 0.5 if abs(label_e) < 0.3 else 0.0  # keep clear of the e = 0 markers
+                ax.text(w[row_index, col_index], label_e, "$I_{min}$" if label == "I_min" else "$I^*$",
+                        fontsize=14, ha="center", va="center", color=BASIN_COLOURS[label], weight="bold")
+        _frame_axes(ax, extent, f"({panel}) {name}: basins")
+        ax.legend(loc="lower left", framealpha=0.9)
+    fig.tight_layout()
+    return fig, pd.concat(data, ignore_index=True)

@@ -1,0 +1,41 @@
+# Shared set-up: config validation (before any job runs) and the figure registry.
+import sys
+from pathlib import Path
+
+from replication.config import ConfigError, validate_config
+from replication.plotting import figure_paths
+
+
+configfile: "config/config.yaml"
+
+
+try:
+    validate_config(config, Path(workflow.basedir) / "schemas" / "config.schema.yaml")
+except ConfigError as error:
+    # One clear line, no traceback: the key and what it allows.
+    sys.exit(f"Invalid config: {error}")
+
+ENVIRONMENT = "../../environment.yml"
+
+# Every figure target: {"path": pdf, "paper": ..., "figure": ...}; figures/all lists them.
+FIGURES = []
+
+
+def register_figure(pdf, paper, figure):
+    FIGURES.append({"path": pdf, "paper": paper, "figure": figure})
+    return pdf
+
+
+def figure_files(pdf):
+    """The PDF, PNG and tidy CSV of a figure, as rule outputs."""
+    return [str(path) for path in figure_paths(pdf).values()]
+
+
+def figure_outputs(pdf, caption, category, subcategory=None):
+    """Outputs of a figure rule: the PDF and PNG (in the report, with a caption) and the CSV."""
+    paths = figure_paths(pdf)
+    return {
+        "pdf": str(paths["pdf"]),
+        "png": report(str(paths["png"]), caption=caption, category=category, subcategory=subcategory),
+        "csv": str(paths["csv"]),
+    }
