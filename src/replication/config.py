@@ -61,13 +61,31 @@ def check_theory(config: dict) -> None:
             )
 
 
+def _coerce_scalars(node: Any) -> Any:
+    """Numbers and booleans written as text (``--config`` passes nested values as strings)."""
+    if isinstance(node, dict):
+        return {key: _coerce_scalars(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_coerce_scalars(value) for value in node]
+    if isinstance(node, str):
+        for parse in (int, float):
+            try:
+                return parse(node)
+            except ValueError:
+                pass
+        if node.lower() in ("true", "false"):
+            return node.lower() == "true"
+    return node
+
+
 def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
     """Validate ``config`` in place (filling defaults) against the schema, then the theory."""
+    config.update(_coerce_scalars(config))
     try:
         validate(config, str(schema_path), set_default=True)
     except WorkflowError as err:
-        cause = next((a for a in err.args if isinstance(a, jsonschema.ValidationError)), None)
-        if cause is None:
+        cause = err.__cause__ or err.__context__  # the jsonschema error behind Snakemake's
+        if not isinstance(cause, jsonschema.ValidationError):
             raise ConfigError(str(err)) from None
         best = jsonschema.exceptions.best_match([cause])
         raise ConfigError(_describe(best)) from None

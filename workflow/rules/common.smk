@@ -6,7 +6,9 @@ from replication.config import ConfigError, validate_config
 from replication.plotting import figure_paths
 
 
-configfile: "config/config.yaml"
+# The papers' full settings are the default wherever the workflow runs (e.g. --directory);
+# --configfile and --config values are merged over them.
+configfile: str(Path(workflow.basedir).parent / "config" / "config.yaml")
 
 
 try:
