@@ -28,6 +28,15 @@ def register_figure(pdf, paper, figure):
     return pdf
 
 
+# Every per-area claims table (replication.claims format); the claims report merges them.
+CLAIM_TABLES = []
+
+
+def register_claims(csv_path):
+    CLAIM_TABLES.append(csv_path)
+    return csv_path
+
+
 def figure_files(pdf):
     """The PDF, PNG and tidy CSV of a figure, as rule outputs."""
     return [str(path) for path in figure_paths(pdf).values()]
