@@ -16,10 +16,13 @@ def integrate_flow(
     t_eval: np.ndarray | None = None,
     rtol: float = 1e-11,
     atol: float = 1e-13,
+    method: str = "LSODA",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Integrate the flow from ``starts`` (n, k) up to ``t_end``.
 
     The batch is one flat ODE system, so thousands of starts cost one ``solve_ivp`` call.
+    LSODA by default: far from the origin the flow is stiff (the loss curvature grows like
+    exp(D)), where it takes ~5x fewer evaluations than explicit Runge-Kutta.
     Returns ``(t, path)`` with ``path`` of shape (len(t), n, k); ``t`` is ``t_eval`` when
     given, else just ``[0, t_end]``.
     """
@@ -32,7 +35,7 @@ def integrate_flow(
     if t_eval is None:
         t_eval = np.array([0.0, t_end])
     solution = solve_ivp(
-        rhs, (0.0, t_end), starts.T.reshape(-1), method="DOP853", t_eval=t_eval, rtol=rtol, atol=atol
+        rhs, (0.0, t_end), starts.T.reshape(-1), method=method, t_eval=t_eval, rtol=rtol, atol=atol
     )
     if not solution.success:
         raise RuntimeError(f"gradient flow failed: {solution.message}")

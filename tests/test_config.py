@@ -1,0 +1,121 @@
+"""Config validation: one clear line naming the key and what is allowed, before any job runs."""
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, run_snakemake
+from replication.config import ConfigError, validate_config
+
+SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def paper_config():
+    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+
+
+def with_value(path, value):
+    config = paper_config()
+    node = config
+    *parents, last = path
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return config
+
+
+def test_shipped_configs_are_valid():
+    for name in ("config.yaml", "smoke.yaml"):
+        validate_config(yaml.safe_load((ROOT / "config" / name).read_text()), SCHEMA)
+
+
+def test_defaults_fill_an_empty_config():
+    config = validate_config({}, SCHEMA)
+    assert config["local_to_global"]["fig1"]["chains"] == [{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}]
+    assert config["local_to_global"]["fig1"]["quiver_points"] == 30
+
+
+FIG1 = ("local_to_global", "fig1")
+BAD = {
+    "p above 1": (FIG1 + ("chains",), [{"p": 1.5, "q": 0.2}], "local_to_global.fig1.chains.0.p", "< 1"),
+    "p zero": (FIG1 + ("chains",), [{"p": 0.0, "q": 0.2}], "local_to_global.fig1.chains.0.p", "> 0"),
+    "q negative": (FIG1 + ("chains",), [{"p": 0.2, "q": -0.1}], "local_to_global.fig1.chains.0.q", "> 0"),
+    "p + q = 1": (FIG1 + ("chains",), [{"p": 0.1, "q": 0.1}, {"p": 0.25, "q": 0.75}], "local_to_global.fig1.chains.1", "p + q != 1"),
+    "zero grid step": (FIG1 + ("quiver_points",), 0, "local_to_global.fig1.quiver_points", ">= 2"),
+    "negative size": (FIG1 + ("extent",), -3.0, "local_to_global.fig1.extent", "> 0"),
+    "zero seed": (FIG1 + ("seed",), 0, "local_to_global.fig1.seed", ">= 1"),
+    "negative seed": (FIG1 + ("seed",), -4, "local_to_global.fig1.seed", ">= 1"),
+    "non-numeric": (FIG1 + ("extent",), "three", "local_to_global.fig1.extent", "number"),
+    "empty list": (FIG1 + ("chains",), [], "local_to_global.fig1.chains", "at least 1"),
+    "unknown key": (("unknown_section",), {"a": 1}, "<top level>", "keys local_to_global"),
+    "unknown nested key": (FIG1 + ("colour",), "red", "local_to_global.fig1", "keys chains"),
+}
+
+
+@pytest.mark.parametrize("case", BAD, ids=list(BAD))
+def test_bad_value_names_key_and_allowed(case):
+    path, value, key, allowed = BAD[case]
+    with pytest.raises(ConfigError) as error:
+        validate_config(with_value(path, value), SCHEMA)
+    message = str(error.value)
+    assert f"'{key}'" in message and allowed in message
+    assert "\n" not in message
+
+
+def test_unknown_init_name_is_rejected():
+    """Every enum of the schema (e.g. initialisation names) rejects an unknown name."""
+    schema = yaml.safe_load(SCHEMA.read_text())
+    enums = []
+
+    def find(node, path):
+        if isinstance(node, dict):
+            if "enum" in node:
+                enums.append((path, node["enum"]))
+            for key, value in node.items():
+                find(value, path + (key,))
+        elif isinstance(node, list):
+            for value in node:
+                find(value, path)
+
+    find(schema, ())
+    if not any("init" in "/".join(map(str, path)) for path, _ in enums):
+        pytest.skip("no initialisation name in the config yet")
+    config = copy.deepcopy(paper_config())
+    # Find an init-valued leaf in the paper config and replace it with a bogus name.
+    def replace(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if "init" in key and isinstance(value, str):
+                    node[key] = "glorot"
+                    return True
+                if "init" in key and isinstance(value, list) and value and isinstance(value[0], str):
+                    node[key] = ["glorot"]
+                    return True
+                if replace(value):
+                    return True
+        elif isinstance(node, list):
+            return any(replace(value) for value in node)
+        return False
+
+    assert replace(config), "an init name in config.yaml"
+    with pytest.raises(ConfigError, match="glorot.*allowed: one of"):
+        validate_config(config, SCHEMA)
+
+
+def test_command_line_override_is_validated_before_any_job(tmp_path):
+    result = run_snakemake(tmp_path, "--cores", "1", "--config", "local_to_global={fig1: {chains: [{p: 0.4, q: 0.6}]}}", check=False)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    lines = [line for line in output.splitlines() if "Invalid config" in line]
+    assert lines == [
+        "Invalid config: config key 'local_to_global.fig1.chains.0': p + q = 1 (p=0.4, q=0.6) is excluded "
+        "by the theory; allowed: p, q in (0, 1) with p + q != 1"
+    ]
+    assert "Traceback" not in output
+    assert not (tmp_path / "results").exists()
+
+
+def test_command_line_override_reaches_the_rules(tmp_path):
+    result = run_snakemake(tmp_path, "--cores", "1", "-n", "--printshellcmds", "--config", "local_to_global={fig1: {extent: 2.5, seed: 7}}")
+    assert "Invalid config" not in result.stdout + result.stderr

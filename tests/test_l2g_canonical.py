@@ -1,0 +1,132 @@
+"""The canonical two-parameter model of Local to Global (Fig. 1)."""
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+from scipy.special import log_expit
+
+from replication.local_to_global import canonical
+from replication.local_to_global.flow import integrate_flow
+from replication.local_to_global.markov import MarkovChain
+
+CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
+IDS = [f"p={c.p},q={c.q}" for c in CHAINS]
+
+
+def loss_with_bias(chain, e, w, b):
+    """The population loss with an explicit bias, written from the logit, not from F(D)."""
+    pi0, pi1 = chain.stationary
+    z1 = e**2 * (1 + 2 * w * abs(w)) + b - e**2 / 2
+    z0 = b - e**2 / 2
+    return -pi1 * ((1 - chain.q) * log_expit(z1) + chain.q * log_expit(-z1)) - pi0 * (
+        chain.p * log_expit(z0) + (1 - chain.p) * log_expit(-z0)
+    )
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=IDS)
+def test_reference_losses(chain):
+    expected = {(0.5, 0.8): (0.6663, 0.6190), (0.2, 0.3): (0.6730, 0.5446), (0.1, 0.1): (0.6931, 0.3251), (0.9, 0.9): (0.6931, 0.3251)}
+    unigram, bigram = expected[(chain.p, chain.q)]
+    assert chain.unigram_loss == pytest.approx(unigram, abs=5e-5)
+    assert chain.bigram_loss == pytest.approx(bigram, abs=5e-5)
+    assert chain.loss_of_gap(chain.optimal_gap) == pytest.approx(chain.bigram_loss, abs=1e-12)
+    assert chain.loss_of_gap(0.0) == pytest.approx(chain.unigram_loss, abs=1e-12)
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=IDS)
+def test_closed_form_bias_equals_numerical_minimisation(chain):
+    rng = np.random.default_rng(0)
+    # |e|, |w| <= 1.2 keeps |D| small enough for a well-conditioned numerical minimum.
+    for e, w in rng.uniform(-1.2, 1.2, size=(20, 2)):
+        numeric = minimize_scalar(lambda b: loss_with_bias(chain, e, w, b), bracket=(-5, 5), tol=1e-12)
+        b_star = chain.optimal_offset(canonical.gap(e, w)) + e**2 / 2
+        assert b_star == pytest.approx(numeric.x, abs=1e-5)
+        assert canonical.loss(chain, e, w) == pytest.approx(numeric.fun, abs=1e-12)
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=IDS)
+def test_gradient_equals_finite_differences(chain):
+    rng = np.random.default_rng(1)
+    step = 1e-6
+    for e, w in rng.uniform(-2, 2, size=(20, 2)):
+        de, dw = canonical.gradient(chain, e, w)
+        fd_e = (canonical.loss(chain, e + step, w) - canonical.loss(chain, e - step, w)) / (2 * step)
+        fd_w = (canonical.loss(chain, e, w + step) - canonical.loss(chain, e, w - step)) / (2 * step)
+        assert de == pytest.approx(fd_e, abs=1e-7)
+        assert dw == pytest.approx(fd_w, abs=1e-7)
+
+
+def test_optimal_offset_is_stable_for_large_gaps():
+    chain = MarkovChain(0.2, 0.3)
+    for gap in (-300.0, -40.0, 40.0, 300.0):
+        assert np.isfinite(chain.optimal_offset(gap))
+        assert np.isfinite(chain.loss_of_gap(gap))
+
+
+def _flows(chain, starts, t_end=3000.0):
+    # Endpoints only need to be classified: a looser tolerance than the energy test's suffices.
+    _, path = integrate_flow(canonical.flow_gradient(chain), starts, t_end, rtol=1e-9, atol=1e-11)
+    return path[-1]
+
+
+def _starting_grid(chain, margin=0.05):
+    """Starts on a grid, away from the measure-zero sets where the theorem is silent."""
+    w, e = np.meshgrid(np.linspace(-2.9, 2.9, 20), np.linspace(-2.9, 2.9, 20))
+    w, e = w.ravel(), e.ravel()
+    g = canonical.separatrix(w)
+    keep = (np.abs(e) > margin) & (np.abs(w) > margin) & ~(np.abs(np.abs(e) - np.nan_to_num(g, nan=-9)) < margin)
+    return np.column_stack([e[keep], w[keep]])
+
+
+@pytest.fixture(scope="module", params=CHAINS, ids=IDS)
+def grid_flows(request):
+    """(chain, starts, endpoints) of flows from a grid of starts, shared by the tests below."""
+    chain = request.param
+    starts = _starting_grid(chain)
+    return chain, starts, _flows(chain, starts)
+
+
+def test_theorem_basins_match_integrated_endpoints(grid_flows):
+    chain, starts, end = grid_flows
+    observed = canonical.classify_endpoint(chain, end[:, 0], end[:, 1])
+    predicted = canonical.predicted_basin(chain, starts[:, 0], starts[:, 1])
+    assert len(starts) > 250
+    assert set(observed) <= {canonical.GLOBAL_MIN, canonical.LOCAL_MIN}
+    assert {canonical.GLOBAL_MIN, canonical.LOCAL_MIN} <= set(predicted)  # both basins are hit
+    np.testing.assert_array_equal(observed, predicted)
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=IDS)
+def test_energy_is_conserved_along_flows(chain):
+    starts = np.random.default_rng(2).uniform(-2.5, 2.5, size=(64, 2))
+    assert np.all(np.abs(starts[:, 1]) > 1e-3)  # E is infinite on w = 0
+    times = np.linspace(0, 200, 50)
+    _, path = integrate_flow(canonical.flow_gradient(chain), starts, times[-1], t_eval=times)
+    energy = canonical.energy(path[..., 0], path[..., 1])
+    drift = np.abs(energy - energy[0]) / np.abs(energy[0])
+    assert drift.max() < 1e-8
+
+
+def test_endpoint_losses_are_unigram_or_entropy_rate(grid_flows):
+    chain, _, end = grid_flows
+    losses = canonical.loss(chain, end[:, 0], end[:, 1])
+    label = canonical.classify_endpoint(chain, end[:, 0], end[:, 1])
+    np.testing.assert_allclose(losses[label == canonical.LOCAL_MIN], chain.unigram_loss, atol=1e-8)
+    np.testing.assert_allclose(losses[label == canonical.GLOBAL_MIN], chain.bigram_loss, atol=1e-8)
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=IDS)
+def test_critical_sets(chain):
+    w = np.linspace(-3, 3, 101)
+    locus = canonical.global_min_locus(chain, w)
+    found = ~np.isnan(locus)
+    assert found.any()
+    # The locus lies on w > -1/sqrt2 when p+q<1 and on w < -1/sqrt2 when p+q>1 (Thm 1).
+    if chain.switching < 1:
+        assert np.all(w[found] > canonical.SADDLE_W)
+    else:
+        assert np.all(w[found] < canonical.SADDLE_W)
+    np.testing.assert_allclose(canonical.gap(locus[found], w[found]), chain.optimal_gap, rtol=1e-10)
+    grad = canonical.gradient(chain, locus[found], w[found])
+    np.testing.assert_allclose(grad, 0, atol=1e-12)
+    assert canonical.separatrix(canonical.SADDLE_W) == pytest.approx(0, abs=1e-7)
+    assert canonical.energy(0.0, canonical.SADDLE_W) == pytest.approx(canonical.SADDLE_ENERGY)

@@ -1,0 +1,64 @@
+"""The one figure-saving function: PDF + PNG + CSV, byte-identical for the same data."""
+import hashlib
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from replication.plotting import PNG_DPI, apply_style, save_figure
+
+
+def draw(colour="C0"):
+    apply_style()
+    fig, ax = plt.subplots(figsize=(3, 2))
+    x = np.linspace(0, 1, 50)
+    ax.plot(x, x**2, color=colour)
+    ax.set_title("a title")
+    return fig, pd.DataFrame({"x": x, "y": x**2})
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_save_figure_writes_pdf_png_and_data(tmp_path):
+    fig, data = draw()
+    paths = save_figure(fig, tmp_path / "sub" / "fig.pdf", data)
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["fig.csv", "fig.pdf", "fig.png"]
+    assert paths["pdf"].read_bytes().startswith(b"%PDF")
+    assert paths["png"].read_bytes().startswith(b"\x89PNG")
+    pd.testing.assert_frame_equal(pd.read_csv(paths["csv"]), data, check_exact=False, rtol=1e-9)
+    image = plt.imread(paths["png"])
+    assert image.shape[1] > 2 * PNG_DPI  # 3 inches wide at the fixed dpi (bbox tight trims a little)
+
+
+def test_same_data_gives_byte_identical_files(tmp_path):
+    fig, data = draw()
+    first = save_figure(fig, tmp_path / "a" / "fig.pdf", data)
+    fig, data = draw()
+    second = save_figure(fig, tmp_path / "b" / "fig.pdf", data)
+    for kind in ("pdf", "png", "csv"):
+        assert digest(first[kind]) == digest(second[kind]), kind
+    pdf = first["pdf"].read_bytes()
+    assert b"CreationDate" not in pdf and b"ModDate" not in pdf and b"Producer" not in pdf
+
+
+def test_different_data_gives_different_files(tmp_path):
+    first = save_figure(draw("C0")[0], tmp_path / "a" / "fig.pdf")
+    second = save_figure(draw("C3")[0], tmp_path / "b" / "fig.pdf")
+    assert digest(first["png"]) != digest(second["png"])
+
+
+def test_no_partial_file_on_failure(tmp_path):
+    fig, _ = draw()
+
+    class Broken(pd.DataFrame):
+        def to_csv(self, *args, **kwargs):
+            raise RuntimeError("disk full")
+
+    try:
+        save_figure(fig, tmp_path / "fig.pdf", Broken({"x": [1]}))
+    except RuntimeError:
+        pass
+    assert not (tmp_path / "fig.csv").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
