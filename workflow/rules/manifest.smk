@@ -2,13 +2,14 @@
 
 
 rule figures_manifest:
-    """figures/all: one line per figure with its sha256 and the paper figure it reproduces."""
+    """figures/all: one line per figure, and the claims report, with sha256 and what it reproduces."""
     input:
         [path for record in FIGURES for path in figure_files(record["path"])],
+        rules.claims_report.output.md,
     output:
         "figures/all",
     params:
-        figures=FIGURES,
+        figures=FIGURES + [{"path": CLAIMS_REPORT, "paper": "both", "figure": "claims report"}],
     log:
         "logs/figures_manifest.log",
     conda:

@@ -1,0 +1,18 @@
+"""Regenerated figures against the reference set: images, summary.csv and report.html."""
+from pathlib import Path
+
+from replication.diff import diff_figures
+from replication.io import log_to
+
+log = log_to(snakemake.log[0])
+settings = snakemake.params.settings
+summary = diff_figures(
+    snakemake.params.figures,
+    snakemake.params.reference_dir,
+    Path(snakemake.output.report).parent,
+    settings["image_rms"],
+    settings["data"],
+    settings["external_dir"],
+)
+for row in summary.itertuples():
+    log.info("%s %s: %s", row.status, row.key, row.message)

@@ -1,0 +1,92 @@
+"""The claims report: every spec claim listed, reported rows merged, failures never hidden."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from replication.claims import CLAIM_COLUMNS, Claim, write_claims
+from replication.claims_report import (BENIGN_OVERFITTING, LOCAL_TO_GLOBAL, SPEC_CLAIMS, claims_markdown,
+                                       merge_claims)
+
+SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
+
+
+@pytest.fixture
+def tables(tmp_path):
+    landscape = write_claims([
+        Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "basins agree", 1.0, "== 1", True, "240/240 starts"),
+        Claim(LOCAL_TO_GLOBAL, "2-3d", "Fig. 2", "energy drift 3-D", 3e-6, "< 1e-8", False, "drift 3e-6"),
+        Claim(LOCAL_TO_GLOBAL, "2-2d", "Fig. 1", "energy drift 2-D", 1e-12, "< 1e-8", True, "1e-12"),
+    ], tmp_path / "landscape.csv")
+    benign = write_claims([
+        Claim("Benign or Not-Benign Overfitting", "eq9_all_cells", "Fig. 4", "Eq. 9 > 1", 0.81, "1.0", False,
+              "81% of cells"),
+        Claim(BENIGN_OVERFITTING, "accuracy_grid", "accuracy", "beyond the paper", 1.0, "1.0", True, "all"),
+    ], tmp_path / "benign.csv")
+    assert list(landscape.columns) == CLAIM_COLUMNS and len(benign) == 2
+    return [tmp_path / "landscape.csv", tmp_path / "benign.csv"]
+
+
+def test_every_spec_claim_is_listed(tables):
+    merged = merge_claims(tables)
+    assert list(merged.columns) == CLAIM_COLUMNS
+    for claim in SPEC_CLAIMS:
+        assert merged.claim_id.str.startswith(claim.claim_id).any(), claim.claim_id
+    assert len(merged) == len(SPEC_CLAIMS) + 1 + 1  # a second row for claim 2, one beyond the spec
+
+
+def test_reported_rows_are_merged_under_their_spec_claim(tables):
+    merged = merge_claims(tables).set_index("claim_id")
+    assert merged.loc["L2G-1", "holds"] and merged.loc["L2G-1", "measured"] == 1.0
+    assert not merged.loc["L2G-2 (2-3d)", "holds"] and merged.loc["L2G-2 (2-3d)", "reason"] == "drift 3e-6"
+    assert merged.loc["L2G-2 (2-2d)", "holds"]
+    fig4 = merged.loc["BO-fig4 (eq9_all_cells)"]
+    assert fig4.paper == BENIGN_OVERFITTING and not fig4.holds and fig4.measured == pytest.approx(0.81)
+    assert merged.loc["accuracy_grid", "statement"] == "beyond the paper"
+
+
+def test_unreported_claims_are_not_reproduced_with_reason(tables, tmp_path):
+    merged = merge_claims(tables + [tmp_path / "absent.csv"]).set_index("claim_id")
+    for claim_id in ("L2G-3", "L2G-4", "L2G-5", "L2G-6", "BO-fig1", "BO-fig2", "BO-fig3", "BO-fig5", "BO-fig6"):
+        row = merged.loc[claim_id]
+        assert not row.holds and np.isnan(row.measured)
+        assert row.reason == f"no claims table reports it (missing: {tmp_path / 'absent.csv'})"
+
+
+def test_no_tables_lists_every_claim_as_not_reproduced():
+    merged = merge_claims([])
+    assert len(merged) == len(SPEC_CLAIMS) and not merged.holds.any()
+    assert list(merged.paper.unique()) == [LOCAL_TO_GLOBAL, BENIGN_OVERFITTING]
+
+
+def test_holds_read_from_text(tmp_path):
+    frame = pd.DataFrame([[LOCAL_TO_GLOBAL, "5", "Fig. 4", "s", 0.004, "<= 0.01", "True", "r"],
+                          [LOCAL_TO_GLOBAL, "6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"]], columns=CLAIM_COLUMNS)
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    merged = merge_claims([tmp_path / "t.csv"]).set_index("claim_id")
+    assert merged.loc["L2G-5", "holds"] and not merged.loc["L2G-6", "holds"]
+
+
+def test_markdown_shows_every_row_with_its_verdict(tables):
+    merged = merge_claims(tables)
+    text = claims_markdown(merged)
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| claim")]
+    assert len(rows) == len(merged)
+    assert sum("| PASS |" in r for r in rows) == merged.holds.sum() == 3
+    assert sum("**NOT REPRODUCED**" in r for r in rows) == len(merged) - 3
+    assert f"3 of {len(merged)} claims pass" in text
+    assert "## Local to Global" in text and "## Benign overfitting" in text
+    assert "\\|\\|mu\\|\\|" in text  # table cells keep their pipes escaped
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason="the specs are not beside the project")
+def test_catalogue_follows_the_spec_lists():
+    local = (SPEC / "local-to-global.md").read_text()
+    section = local.split("## 5.")[1]
+    numbers = re.findall(r"^(\d+)\. ", section, flags=re.M)
+    assert numbers == [c.number for c in SPEC_CLAIMS if c.paper == LOCAL_TO_GLOBAL]
+    benign = (SPEC / "benign-overfitting.md").read_text().split("## 4.")[1].split("## 5.")[0]
+    figures = sorted(set(re.findall(r"\*\*Fig\. (\d)", benign)))
+    assert figures == [c.number for c in SPEC_CLAIMS if c.paper == BENIGN_OVERFITTING]

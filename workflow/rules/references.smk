@@ -1,0 +1,61 @@
+# The claims report of both papers, and regenerated figures against committed references.
+# Inputs come from the registries through functions, so figures registered by rule files
+# included after this one are covered too.
+from replication.diff import files_under, reference_set_dir
+
+CLAIMS_REPORT = "figures/claims.md"
+REFERENCE_SET = reference_set_dir(config["diff"], Path(workflow.basedir).parent)
+
+
+rule claims_report:
+    """results/claims.csv and figures/claims.md: every claim of both specs, measured or NOT REPRODUCED."""
+    input:
+        tables=lambda wildcards: CLAIM_TABLES,
+    output:
+        csv="results/claims.csv",
+        md=CLAIMS_REPORT,
+    log:
+        "logs/claims_report.log",
+    conda:
+        ENVIRONMENT
+    localrule: True
+    script:
+        "../../scripts/claims_report.py"
+
+
+rule figures_diff:
+    """Every figure's PNG (RMS) and data (tolerances) against the reference set: an HTML report."""
+    input:
+        figures=lambda wildcards: [p for r in FIGURES for p in figure_files(r["path"]) if not p.endswith(".pdf")],
+        # References and external images are inputs, so that `make bless` brings a new diff.
+        references=lambda wildcards: files_under(REFERENCE_SET),
+        external=lambda wildcards: files_under(config["diff"]["external_dir"]),
+    output:
+        report="figures/diff/report.html",
+        summary="figures/diff/summary.csv",
+        images=directory("figures/diff/images"),
+    params:
+        figures=lambda wildcards: FIGURES,
+        reference_dir=str(REFERENCE_SET),
+        settings=config["diff"],
+    log:
+        "logs/figures_diff.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/figures_diff.py"
+
+
+rule figures_diff_check:
+    """Fails, naming the figures, when any exceeds tolerance; the report of figures_diff stays."""
+    input:
+        rules.figures_diff.output.summary,
+    output:
+        "figures/diff/passed",
+    log:
+        "logs/figures_diff_check.log",
+    conda:
+        ENVIRONMENT
+    localrule: True
+    script:
+        "../../scripts/figures_diff_check.py"
