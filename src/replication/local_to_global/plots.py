@@ -109,7 +109,10 @@ def fig1(flows: pd.DataFrame, settings: dict) -> tuple[plt.Figure, pd.DataFrame]
         data.append(_rows(panel, chain, "basin", w=w, e=e, label=np.where(to_local > 0, "I_min", "I*")))
         data.append(_field(ax, chain, extent, settings["quiver_points"], panel))
         data.extend(_critical_sets(ax, chain, extent, panel))
+        # The saddle's stable flow lines bound I_min: right of the saddle for p+q > 1 (Thm 2),
+        # left of it for p+q < 1 (Thm 8).
         left = -np.geomspace(extent, 1e-4, 2000)
+        left = left[(left >= canonical.SADDLE_W) if chain.switching > 1 else (left <= canonical.SADDLE_W)]
         g = canonical.separatrix(left)
         g = np.where(g <= extent, g, np.nan)
         for sign in (1, -1):
