@@ -1,0 +1,11 @@
+"""Fig. 1 of Benign overfitting."""
+import pandas as pd
+
+from replication.benign_overfitting.plots import fig1
+from replication.io import log_to
+from replication.plotting import apply_style, save_figure
+
+log_to(snakemake.log[0])
+apply_style()
+figure, data = fig1(pd.read_csv(snakemake.input.selections))
+save_figure(figure, snakemake.output.pdf, data)

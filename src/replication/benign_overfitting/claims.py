@@ -1,0 +1,122 @@
+"""The paper's checkable statements (spec section 4), measured on this pipeline's outputs."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..claims import Claim
+from .data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
+from .plots import final_roles
+
+PAPER = "Benign overfitting"
+
+
+def _claim(claim_id, figure, statement, measured, threshold, holds, reason) -> Claim:
+    return Claim(PAPER, claim_id, figure, statement, float(measured), threshold, bool(holds), reason)
+
+
+def fig1_claims(frame: pd.DataFrame) -> list[Claim]:
+    acc = frame.groupby(["scenario", "split"]).correct.mean()
+    expected = {  # scenario -> (train range, test range), spec section 4
+        "benign": ((1.0, 1.0), (1.0, 1.0)),
+        "harmful": ((1.0, 1.0), (0.53, 0.70)),
+        "not_overfitting": ((0.8, 0.8), (1.0, 1.0)),
+    }
+    claims = []
+    for scenario, ranges in expected.items():
+        for split, (low, high) in zip(("train", "test"), ranges):
+            value = acc[(scenario, split)]
+            claims.append(_claim(
+                f"fig1_{scenario}_{split}_accuracy", "Fig. 1",
+                f"{scenario.replace('_', ' ')} token selection: {split} accuracy in [{low:g}, {high:g}]",
+                value, f"[{low:g}, {high:g}]", low - 1e-9 <= value <= high + 1e-9,
+                f"{split} accuracy {value:.3f} of the hard selection argmax_t x_t . p"))
+    return claims
+
+
+def fig3_claims(trajectories: dict[str, dict]) -> list[Claim]:
+    """Where noisy samples end (final argmax role), per scenario of Fig. 3."""
+    def count(traj, noisy, role):
+        return int(((traj["noisy"] == noisy) & (final_roles(traj) == role)).sum())
+
+    checks = [
+        ("fig3a_clean_select_relevant", "a", "benign: every clean sample ends on the relevant token",
+         lambda t: count(t, False, RELEVANT) / max(1, int((~t["noisy"]).sum())), "= 1", lambda v: v == 1.0),
+        ("fig3a_noisy_select_weak_opposite", "a", "benign: a noisy sample ends on W_{-Y*}",
+         lambda t: count(t, True, WEAK_OPPOSITE), ">= 1", lambda v: v >= 1),
+        ("fig3b_noisy_select_irrelevant", "b", "harmful: a noisy sample ends on an irrelevant token",
+         lambda t: count(t, True, IRRELEVANT), ">= 1", lambda v: v >= 1),
+        ("fig3c_noisy_fitted_weak_opposite", "c", "not overfitting: a noisy sample ends on W_{-Y*}",
+         lambda t: count(t, True, WEAK_OPPOSITE), ">= 1", lambda v: v >= 1),
+        ("fig3c_noisy_stuck_relevant", "c", "not overfitting: a noisy sample ends on the relevant token",
+         lambda t: count(t, True, RELEVANT), ">= 1", lambda v: v >= 1),
+    ]
+    claims = []
+    for claim_id, panel, statement, measure, threshold, holds in checks:
+        traj = trajectories[panel]
+        value = measure(traj)
+        claims.append(_claim(claim_id, f"Fig. 3{panel}", statement, value, threshold, holds(value),
+                             f"d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}, "
+                             f"{int(traj['steps'][-1])} steps; final argmax roles of the training samples"))
+    return claims
+
+
+def grid_claims(grid: pd.DataFrame) -> list[Claim]:
+    claims = []
+    cells = f"{len(grid)} runs, {int(grid.steps.iloc[0])} steps"
+
+    def in_range(claim_id, figure, statement, values, low, high, note=""):
+        lo, hi = float(np.min(values)), float(np.max(values))
+        claims.append(_claim(claim_id, figure, statement, lo if lo < low else hi, f"[{low:g}, {high:g}]",
+                             low <= lo and hi <= high, f"measured range [{lo:.3f}, {hi:.3f}] over {note or cells}"))
+
+    in_range("fig5_train_loss_range", "Fig. 5", "train loss within the published range 0.41-0.54 (+-0.01)",
+             grid.train_loss, 0.40, 0.55)
+    in_range("fig5_test_loss_range", "Fig. 5", "test loss within the published range 0.40-0.64 (+-0.01)",
+             grid.test_loss, 0.39, 0.65)
+    column5 = grid[grid.signal_norm == grid.signal_norm.min()]
+    if len(column5):
+        in_range("fig5_test_loss_smallest_signal", "Fig. 5",
+                 f"test loss high (published ~0.62-0.645) at ||mu|| = {column5.signal_norm.iloc[0]:g}",
+                 column5.test_loss, 0.615, 0.65, f"{len(column5)} runs")
+    strong = grid[(grid.signal_norm >= 40) & (grid.d >= 750)]
+    if len(strong):
+        value = float(strong.test_loss.max())
+        claims.append(_claim("fig5_test_loss_low_strong_signal", "Fig. 5",
+                             "test loss <= 0.43 for ||mu|| >= 40 and d >= 750", value, "<= 0.43", value <= 0.43,
+                             f"largest test loss over {len(strong)} runs"))
+    clear = grid[grid.signal_norm >= 15]
+    if len(clear):
+        value = float(clear.test_accuracy.min())
+        claims.append(_claim("test_accuracy_one_from_15", "beyond (accuracy)",
+                             "test accuracy 1.0 for ||mu|| >= 15", value, "= 1", value == 1.0,
+                             f"smallest test accuracy over {len(clear)} runs"))
+    weak = grid[grid.signal_norm == 5]
+    if len(weak):
+        in_range("test_accuracy_at_5", "beyond (accuracy)", "test accuracy ~0.87-0.93 at ||mu|| = 5",
+                 weak.test_accuracy, 0.87, 0.93, f"{len(weak)} runs")
+
+    def share(claim_id, figure, statement, inside, threshold, reason):
+        value = float(np.mean(inside))
+        claims.append(_claim(claim_id, figure, statement, value, threshold, value == 1.0,
+                             f"{reason}; share of {cells}"))
+
+    share("fig4_eq9_ratio_above_one", "Fig. 4", "Eq. 9 ratio > 1 in all cells and runs (as defined)",
+          grid.eq9_ratio > 1, "share = 1", "as defined: min_c class sum of accumulated S / max accumulated s(1-s)")
+    share("fig4_eq9_ratio_above_one_as_coded", "Fig. 4 (as coded)", "Eq. 9 ratio > 1 in all cells (as coded)",
+          grid.eq9_ratio_as_coded > 1, "share = 1", "authors' v1 running-sum quantity")
+    smaller_class = np.minimum(grid.n_clean_plus, grid.n_clean_minus)
+    share("fig4_as_coded_is_smaller_class_size", "Fig. 4 (as coded)",
+          "as coded, the Eq. 9 value is the smaller clean-class size (within 0.01)",
+          (grid.eq9_ratio_as_coded - smaller_class).abs() < 0.01, "share = 1",
+          "explains the published integers 2..8")
+    share("fig6_eq10_ratio_in_band", "Fig. 6", "Eq. 10 normalised ratio within 0.5-2.5 in all cells (as defined)",
+          grid.eq10_ratio.between(0.5, 2.5), "share = 1", "as defined")
+    share("fig6_eq10_ratio_in_band_as_coded", "Fig. 6 (as coded)",
+          "Eq. 10 normalised ratio within 0.5-2.5 in all cells (as coded)",
+          grid.eq10_ratio_as_coded.between(0.5, 2.5), "share = 1", "authors' v1 quantity, first logged step")
+    return claims
+
+
+def all_claims(grid: pd.DataFrame, fig1_frame: pd.DataFrame, trajectories: dict[str, dict]) -> list[Claim]:
+    return fig1_claims(fig1_frame) + fig3_claims(trajectories) + grid_claims(grid)

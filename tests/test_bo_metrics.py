@@ -1,0 +1,74 @@
+"""Eqs. 9 and 10, as defined and as coded, on hand-made cases and against the authors' loop."""
+import numpy as np
+
+from replication.benign_overfitting import metrics
+from replication.benign_overfitting.data import sample_dataset
+from replication.benign_overfitting.train import GramProblem, stack, train_gram
+
+
+def test_as_defined_on_a_hand_made_case():
+    # 4 samples, 3 tokens: clean +1 (0, 1), clean -1 (2), noisy (3)
+    pair_sum = np.array([
+        [2.0, 1.0, 0.5],
+        [4.0, 0.5, 0.5],
+        [3.0, 1.0, 1.0],
+        [1.0, 8.0, 0.0],  # the largest accumulation is a noisy sample's token
+    ])
+    clean = np.array([True, True, True, False])
+    y = np.array([1, 1, -1, 1])
+    # class sums of accumulated S (token 0): +1 -> 6, -1 -> 3; RHS = 8
+    assert np.isclose(metrics.eq9_ratio(pair_sum, clean, y), 3 / 8)
+    # normalised balance: (6 / 2) / (3 / 1)
+    assert np.isclose(metrics.eq10_ratio(pair_sum, clean, y), 1.0)
+    assert np.isclose(metrics.S(np.array([[0.5, 0.5]])), 0.25)
+
+
+def _authors_loop(trajectory, clean, y):
+    """The authors' v1 logging: one running sum over (step, sample, token) rows; per step and
+    class, the sum over clean samples of the running sum read after the sample's rows."""
+    running = 0.0
+    per_step, biggest = [], 0.0
+    for s in trajectory:  # scores before each update
+        plus = minus = 0.0
+        for i in range(s.shape[0]):
+            for t in range(s.shape[1]):
+                running += s[i, t] * (1.0 - s[i, t])
+                biggest = max(biggest, running)
+            if clean[i] and y[i] == 1:
+                plus += running
+            if clean[i] and y[i] == -1:
+                minus += running
+        per_step.append((plus, minus))
+    return per_step, biggest
+
+
+def test_as_coded_matches_the_authors_loop():
+    data = sample_dataset(np.random.default_rng(0), 20, 8, 200, 10.0, 0.2, 0.2)
+    problem = GramProblem.from_data(data)
+    run = train_gram(*stack([problem]), 1e-2, 40, record_every=1)
+    clean, y = ~data.noisy, data.y
+    per_step, biggest = _authors_loop(run.trajectory[0, :-1], clean, y)
+    plus_n, minus_n = (clean & (y == 1)).sum(), (clean & (y == -1)).sum()
+    last_plus, last_minus = per_step[-1]
+    assert np.isclose(metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y),
+                      min(last_plus, last_minus) / biggest, rtol=1e-12)
+    first_plus, first_minus = per_step[0]
+    assert np.isclose(metrics.eq10_ratio_as_coded(run.first_q[0], clean, y),
+                      (first_plus / plus_n) / (first_minus / minus_n), rtol=1e-12)
+    assert np.isclose(metrics.eq10_ratio_as_coded_last(run.pair_sum[0], run.last_q[0], clean, y),
+                      (last_plus / plus_n) / (last_minus / minus_n), rtol=1e-12)
+    # what the published images show: the smaller clean-class size, a ratio of mean sample indices
+    index = np.arange(1, 21)
+    assert np.isclose(metrics.eq10_ratio_as_coded(run.first_q[0], clean, y),
+                      index[clean & (y == 1)].mean() / index[clean & (y == -1)].mean())
+    assert abs(metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y) - min(plus_n, minus_n)) < 0.5
+
+
+def test_as_defined_differs_from_as_coded():
+    data = sample_dataset(np.random.default_rng(1), 20, 8, 500, 20.0, 0.2, 0.2)
+    problem = GramProblem.from_data(data)
+    run = train_gram(*stack([problem]), 1e-3, 500)
+    clean, y = ~data.noisy, data.y
+    defined = metrics.eq9_ratio(run.pair_sum[0], clean, y)
+    coded = metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y)
+    assert not np.isclose(defined, coded, rtol=1e-2)

@@ -1,0 +1,54 @@
+"""Test-set projection sampling against a materialised test set (exact in distribution)."""
+import numpy as np
+import pytest
+from scipy import stats
+
+from replication.benign_overfitting.data import head, sample_dataset
+from replication.benign_overfitting.train import (GramProblem, evaluate, outputs, stack, materialise_test_set,
+                                                  project_test_set, train_gram)
+from replication.benign_overfitting.model import softmax
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """A trained p far from 0 (so both projections matter), from a small benign-looking run."""
+    d, norm = 300, 10.0
+    data = sample_dataset(np.random.default_rng(0), 20, 8, d, norm, 0.2, 0.2)
+    problem = GramProblem.from_data(data)
+    run = train_gram(*stack([problem]), 2e-2, 400)
+    p = data.x.reshape(-1, d).T @ run.a[0]
+    return data, problem, run.a[0], p, head(d, norm), norm
+
+
+def test_projection_matches_materialised_test_set(trained):
+    data, problem, a, p, nu, norm = trained
+    m = 4000
+    u, g, y = project_test_set(np.random.default_rng(1), a, problem, norm, m, 8, 0.2)
+    u_ref, g_ref, y_ref = materialise_test_set(np.random.default_rng(2), p, nu, norm, m, 8, 0.2)
+    for token in (0, 1, 2, 5):
+        for label in (1, -1):
+            for ours, ref in ((u, u_ref), (g, g_ref)):
+                result = stats.ks_2samp(ours[y == label, token], ref[y_ref == label, token])
+                assert result.pvalue > 1e-3, (token, label, result)
+    f, f_ref = y * outputs(softmax(u), g), y_ref * outputs(softmax(u_ref), g_ref)
+    assert stats.ks_2samp(f, f_ref).pvalue > 1e-3
+    loss, acc = evaluate(u, g, y)
+    loss_ref, acc_ref = evaluate(u_ref, g_ref, y_ref)
+    per_sample = np.logaddexp(0, -f_ref)
+    assert abs(loss - loss_ref) < 4 * np.sqrt(2 / m) * per_sample.std()
+    assert abs(acc - acc_ref) < 4 * np.sqrt(2 * acc_ref * (1 - acc_ref) / m) + 1e-3
+
+
+def test_projection_covariance_is_exact(trained):
+    """The joint covariance of (eps.p, eps.nu) from the Gram matrix equals the d-dimensional one."""
+    data, problem, a, p, nu, norm = trained
+    assert np.isclose(a @ problem.gram @ a, p @ p, rtol=1e-10)
+    assert np.isclose(a @ problem.gamma.ravel(), p @ nu, rtol=1e-10)
+    assert np.allclose(problem.coords.T @ a, p[:2], rtol=1e-10)
+
+
+def test_projection_at_p_zero_is_uniform_attention():
+    data = sample_dataset(np.random.default_rng(3), 4, 8, 200, 5.0, 0.2, 0.2)
+    problem = GramProblem.from_data(data)
+    u, g, y = project_test_set(np.random.default_rng(4), np.zeros(32), problem, 5.0, 50, 8, 0.2)
+    assert not u.any() and np.isfinite(g).all()

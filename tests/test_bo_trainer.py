@@ -1,0 +1,79 @@
+"""The exact Gram-matrix trainer against the direct d-dimensional gradient descent."""
+import numpy as np
+import pytest
+import torch
+
+from replication.benign_overfitting import model
+from replication.benign_overfitting.data import head, sample_dataset
+from replication.benign_overfitting.train import GramProblem, stack, train_gram
+
+
+def _data(seed=0, d=200, signal_norm=20.0, n=20):
+    rng = np.random.default_rng(seed)
+    return sample_dataset(rng, n, 8, d, signal_norm, 0.2, 0.2)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """2000 steps of both trainers on one data set (lr 1e-2 so that the run moves far from uniform)."""
+    data = _data()
+    nu = head(data.d, data.signal_norm)
+    p, direct = model.train_direct(data.x, data.y.astype(float), nu, 1e-2, 2000, record_every=250)
+    problem = GramProblem.from_data(data)
+    gram = train_gram(problem.gram[None], problem.gamma[None], problem.y[None], 1e-2, 2000, record_every=250)
+    return data, p, direct, problem, gram
+
+
+def test_gram_matches_direct_after_2000_steps(runs):
+    data, p, direct, _, gram = runs
+    assert gram.trajectory[0].shape == direct.shape == (9, data.n, data.T)
+    assert np.abs(gram.trajectory[0] - direct).max() < 1e-9
+    assert np.abs(gram.final_s[0] - direct[-1]).max() < 1e-9
+    # the run is far from uniform attention, so the agreement is not trivial
+    assert direct[-1].max() > 0.5
+
+
+def test_gram_coefficients_give_the_direct_parameter(runs):
+    data, p, _, _, gram = runs
+    p_gram = data.x.reshape(-1, data.d).T @ gram.a[0]
+    assert np.allclose(p_gram, p, rtol=1e-9, atol=1e-12)
+
+
+def test_batched_runs_equal_single_runs():
+    problems = [GramProblem.from_data(_data(seed)) for seed in (1, 2, 3)]
+    batch = train_gram(*stack(problems), 1e-3, 300)
+    for k, problem in enumerate(problems):
+        single = train_gram(*stack([problem]), 1e-3, 300)
+        assert np.array_equal(batch.a[k], single.a[0])
+        assert np.array_equal(batch.pair_sum[k], single.pair_sum[0])
+
+
+def test_accumulators_match_recorded_probabilities():
+    problem = GramProblem.from_data(_data(4, d=180))
+    run = train_gram(*stack([problem]), 5e-3, 60, record_every=1)
+    s = run.trajectory[0, :-1]  # scores before each update, steps 0..59
+    pair = s * (1 - s)
+    assert np.allclose(run.pair_sum[0], pair.sum(0), rtol=1e-12)
+    assert np.allclose(run.first_q[0], pair[0].sum(-1)) and np.allclose(run.first_q[0], 7 / 8)
+    assert np.allclose(run.last_q[0], pair[-1].sum(-1))
+
+
+def test_analytic_gradient_equals_autograd():
+    data = _data(5, d=60)
+    nu = head(data.d, data.signal_norm)
+    p = np.random.default_rng(6).normal(scale=0.05, size=data.d)
+    x, y = torch.tensor(data.x), torch.tensor(data.y, dtype=torch.float64)
+    p_t = torch.tensor(p, requires_grad=True)
+    s = torch.softmax(x @ p_t, dim=-1)
+    f = (s * (x @ torch.tensor(nu))).sum(-1)
+    torch.log1p(torch.exp(-y * f)).mean().backward()
+    analytic = model.gradient(data.x, data.y.astype(float), p, nu)
+    assert np.allclose(analytic, p_t.grad.numpy(), rtol=1e-10, atol=1e-14)
+    assert np.abs(analytic).max() > 1e-4
+
+
+def test_loss_at_uniform_attention():
+    """p = 0 gives every clean sample f = mean_t gamma_t ~ 1/(8 sqrt 2): loss ~0.649 (spec section 5)."""
+    data = sample_dataset(np.random.default_rng(7), 400, 8, 2000, 20.0, 0.2, 0.0)
+    nu = head(data.d, data.signal_norm)
+    assert model.loss(data.x, data.y.astype(float), np.zeros(data.d), nu) == pytest.approx(0.649, abs=0.004)

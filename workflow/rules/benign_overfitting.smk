@@ -1,0 +1,192 @@
+# Benign overfitting in token selection (arXiv 2409.17625 v1): Fig. 1 selections, recorded runs
+# (Figs. 2, 3), the d x ||mu|| grid in shards (Figs. 4-6, accuracy), then the claims table.
+import sys
+
+from replication.benign_overfitting.grid import axis_values, grid_cells, shards
+
+BO = config["benign_overfitting"]
+BO_RESULTS = "results/benign_overfitting"
+BO_FIGURES = "figures/benign_overfitting"
+
+for _key in ("dims", "signal_norms"):
+    _range = BO["grid"][_key]
+    if _range["stop"] < _range["start"]:
+        sys.exit(
+            f"Invalid config: config key 'benign_overfitting.grid.{_key}': stop {_range['stop']} < start "
+            f"{_range['start']}; allowed: start <= stop"
+        )
+
+BO_SHARDS = shards(grid_cells(BO["grid"]), BO["grid"]["shard_size"])
+BO_SHARD_IDS = [f"{k:03d}" for k in range(len(BO_SHARDS))]
+BO_PANELS = ["a", "b", "c"]
+
+BO_FIG1 = register_figure(f"{BO_FIGURES}/fig1.pdf", "Benign overfitting", "Fig. 1")
+BO_FIG2 = register_figure(f"{BO_FIGURES}/fig2.pdf", "Benign overfitting", "Fig. 2")
+for _panel in BO_PANELS:
+    register_figure(f"{BO_FIGURES}/fig3{_panel}.pdf", "Benign overfitting", f"Fig. 3{_panel}")
+# Heatmaps of the grid: name -> the paper figure it reproduces
+BO_HEATMAPS = {
+    "fig4": "Fig. 4",
+    "fig4_as_coded": "Fig. 4 (as coded)",
+    "fig5": "Fig. 5",
+    "fig6": "Fig. 6",
+    "fig6_as_coded": "Fig. 6 (as coded)",
+    "accuracy": "beyond the paper",
+}
+for _name, _figure in BO_HEATMAPS.items():
+    register_figure(f"{BO_FIGURES}/{_name}.pdf", "Benign overfitting", _figure)
+BO_CLAIMS = register_claims(f"{BO_RESULTS}/claims.csv")
+
+
+wildcard_constraints:
+    bo_shard=r"\d{3}",
+
+
+rule bo_fig1_selections:
+    """Fig. 1 data: hand-built p for the three scenarios, hard token selection on train and test."""
+    output:
+        f"{BO_RESULTS}/fig1_selections.csv",
+    params:
+        model=BO["model"],
+        settings=BO["fig1"],
+    log:
+        "logs/benign_overfitting/fig1_selections.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_fig1_selections.py"
+
+
+rule bo_trajectories:
+    """Recorded training runs (every token's probability every record_every steps) of Figs. 2, 3."""
+    output:
+        expand(f"{BO_RESULTS}/trajectory_{{bo_panel}}.npz", bo_panel=BO_PANELS),
+    params:
+        model=BO["model"],
+        settings=BO["trajectories"],
+        panels=BO_PANELS,
+    log:
+        "logs/benign_overfitting/trajectories.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_trajectories.py"
+
+
+rule bo_grid_shard:
+    """Train one shard of grid runs (shard_size cells; 20 = one d) with the exact Gram trainer."""
+    output:
+        f"{BO_RESULTS}/grid/shard_{{bo_shard}}.csv",
+    params:
+        model=BO["model"],
+        steps=BO["grid"]["steps"],
+        cells=lambda wildcards: BO_SHARDS[int(wildcards.bo_shard)],
+    log:
+        "logs/benign_overfitting/grid_shard_{bo_shard}.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_grid_shard.py"
+
+
+rule bo_grid:
+    """Merge the shards into one tidy table: one row per (d, ||mu||, seed)."""
+    input:
+        expand(f"{BO_RESULTS}/grid/shard_{{bo_shard}}.csv", bo_shard=BO_SHARD_IDS),
+    output:
+        f"{BO_RESULTS}/grid.csv",
+    log:
+        "logs/benign_overfitting/grid.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_grid_merge.py"
+
+
+rule bo_fig1:
+    """Fig. 1: selected tokens along mu_{-1} and mu_{+1}, train over test, three scenarios."""
+    input:
+        selections=rules.bo_fig1_selections.output[0],
+    output:
+        **figure_outputs(BO_FIG1, caption="../report/bo_fig1.rst", category="Benign overfitting"),
+    log:
+        "logs/benign_overfitting/fig1.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_fig1.py"
+
+
+rule bo_fig2:
+    """Fig. 2: S against the relevant-token probability along the run of Fig. 3a."""
+    input:
+        trajectory=rules.bo_trajectories.output[0],
+    output:
+        **figure_outputs(BO_FIG2, caption="../report/bo_fig2.rst", category="Benign overfitting"),
+    log:
+        "logs/benign_overfitting/fig2.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_fig2.py"
+
+
+rule bo_fig3:
+    """Figs. 3a-c: softmax dynamics of samples picked by their final argmax token."""
+    input:
+        trajectories=rules.bo_trajectories.output,
+    output:
+        # <name>_pdf, <name>_png, <name>_csv for each of the three figures
+        **{
+            f"fig3{panel}_{kind}": path
+            for panel in BO_PANELS
+            for kind, path in figure_outputs(
+                f"{BO_FIGURES}/fig3{panel}.pdf", caption="../report/bo_fig3.rst", category="Benign overfitting"
+            ).items()
+        },
+    params:
+        panels=BO_PANELS,
+    log:
+        "logs/benign_overfitting/fig3.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_fig3.py"
+
+
+rule bo_heatmaps:
+    """Figs. 4, 5, 6 (as defined and as coded) and the accuracy heatmaps from grid.csv."""
+    input:
+        grid=rules.bo_grid.output[0],
+    output:
+        **{
+            f"{name}_{kind}": path
+            for name in BO_HEATMAPS
+            for kind, path in figure_outputs(
+                f"{BO_FIGURES}/{name}.pdf", caption="../report/bo_heatmaps.rst", category="Benign overfitting"
+            ).items()
+        },
+    params:
+        names=list(BO_HEATMAPS),
+    log:
+        "logs/benign_overfitting/heatmaps.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_heatmaps.py"
+
+
+rule bo_claims:
+    """The claims of the paper (spec section 4), measured: claim, value, threshold, holds."""
+    input:
+        grid=rules.bo_grid.output[0],
+        selections=rules.bo_fig1_selections.output[0],
+        trajectories=rules.bo_trajectories.output,
+    output:
+        BO_CLAIMS,
+    log:
+        "logs/benign_overfitting/claims.log",
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/bo_claims.py"
