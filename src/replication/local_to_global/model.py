@@ -1,0 +1,111 @@
+"""A single-layer, single-head transformer on binary sequences (spec §4), in one readable file.
+
+    x_n   = x_n e + p_n                                   token and positional embeddings
+    x    += W_O Attn(W_Q x, W_K x, W_V x)                  causal softmax attention, scale 1/sqrt(d)
+    x    += W_2 ReLU(W_1 x)                                MLP, 4d hidden units
+    z_n   = <x_n, e> + b                                   logit of the next symbol (tied to e)
+
+No LayerNorm and no biases but the scalar output bias b. Parameter names follow the paper.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+INITS = ("standard", "ours", "rank_one")
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    d: int = 8  # embedding dimension
+    context: int = 1024  # N, the number of positions
+    mlp_ratio: int = 4  # hidden units of the MLP per embedding dimension
+
+
+class MarkovTransformer(nn.Module):
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        d, hidden = config.d, config.mlp_ratio * config.d
+        self.config = config
+        self.e = nn.Parameter(torch.empty(d))
+        self.p = nn.Parameter(torch.empty(config.context, d))
+        self.W_Q = nn.Parameter(torch.empty(d, d))
+        self.W_K = nn.Parameter(torch.empty(d, d))
+        self.W_V = nn.Parameter(torch.empty(d, d))
+        self.W_O = nn.Parameter(torch.empty(d, d))
+        self.W_1 = nn.Parameter(torch.empty(hidden, d))
+        self.W_2 = nn.Parameter(torch.empty(d, hidden))
+        self.b = nn.Parameter(torch.zeros(1))
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits of shape (B, T) for symbols ``tokens`` of shape (B, T), T <= context."""
+        x = tokens.unsqueeze(-1).to(self.e.dtype) * self.e + self.p[: tokens.shape[-1]]
+        # One head: (B, 1, T, d); the default scale of SDPA is 1/sqrt(d).
+        q, k, v = (x.unsqueeze(1) @ W.T for W in (self.W_Q, self.W_K, self.W_V))
+        x = x + F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1) @ self.W_O.T
+        x = x + F.relu(x @ self.W_1.T) @ self.W_2.T
+        return x @ self.e + self.b
+
+    def loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Mean binary cross-entropy (nats) of the next-symbol predictions."""
+        return F.binary_cross_entropy_with_logits(self(x), y.to(self.e.dtype))
+
+    def parameter_table(self) -> list[dict]:
+        """Name, shape and count of every parameter (Table 1)."""
+        return [
+            {"parameter": name, "shape": tuple(param.shape), "count": param.numel()}
+            for name, param in self.named_parameters()
+        ]
+
+
+@torch.no_grad()
+def initialise(model: MarkovTransformer, init: str, sigma: float, generator: torch.Generator) -> MarkovTransformer:
+    """Set the parameters to one of the paper's initialisations (spec §4); draws only from ``generator``."""
+    if init not in INITS:
+        raise ValueError(f"unknown initialisation {init!r}; allowed: {', '.join(INITS)}")
+    m = model
+
+    def normal(param, std):
+        param.copy_(torch.randn(param.shape, generator=generator, device=param.device) * std)
+
+    # standard (GPT-2): N(0, sigma^2), the output projections of each residual branch scaled by 1/sqrt 2.
+    for param in (m.e, m.p, m.W_Q, m.W_K, m.W_V, m.W_1):
+        normal(param, sigma)
+    for param in (m.W_O, m.W_2):
+        normal(param, sigma / math.sqrt(2))
+    m.b.zero_()
+    if init == "ours":
+        # Region I* of Fig. 1(d): e = 0.5, p_n = -0.25, W_1 = 1, W_2 = -1; attention stays standard.
+        m.e.fill_(0.5)
+        m.p.fill_(-0.25)
+        m.W_1.fill_(1.0)
+        m.W_2.fill_(-1.0)
+    elif init == "rank_one":
+        d, hidden = m.W_1.shape[1], m.W_1.shape[0]
+        device = m.e.device
+        alpha = torch.randint(0, 2, (d,), generator=generator, device=device).to(m.e.dtype) * 2 - 1
+        scale = (0.1 * torch.randn((), generator=generator, device=device)).abs()
+        signs = torch.randint(0, 2, (hidden,), generator=generator, device=device).to(m.e.dtype) * 2 - 1
+        w = (0.1 * torch.randn(hidden, generator=generator, device=device)).abs() * signs
+        v = sigma * torch.randn(d, generator=generator, device=device)
+        m.e.copy_(scale * alpha)
+        m.p.copy_((-scale / 2 * alpha).expand_as(m.p))
+        m.W_1.copy_(torch.outer(w, alpha))
+        m.W_2.copy_(torch.outer(alpha, w))
+        m.W_V.copy_(torch.outer(alpha, v))
+    return model
+
+
+def snapshot(model: MarkovTransformer) -> dict[str, torch.Tensor]:
+    """A detached copy of every parameter, left on the model's device (no host transfer)."""
+    return {name: param.detach().clone() for name, param in model.named_parameters()}
+
+
+def stack_snapshots(snapshots: list[dict[str, torch.Tensor]]) -> dict[str, np.ndarray]:
+    """Checkpoint arrays of shape (checkpoints, *parameter shape), one per parameter."""
+    return {name: torch.stack([s[name] for s in snapshots]).cpu().numpy() for name in snapshots[0]}

@@ -1,0 +1,80 @@
+"""The bulk Markov sampler: the law of the chain (pi and P) and determinism."""
+import numpy as np
+import pytest
+import torch
+
+from replication.local_to_global.data import BatchStream, sample_sequences
+from replication.local_to_global.markov import MarkovChain
+
+
+def _sequential(chain, batch, length, seed):
+    """Reference sampler: one symbol at a time."""
+    rng = np.random.default_rng(seed)
+    s = np.empty((batch, length), dtype=int)
+    s[:, 0] = rng.random(batch) < chain.stationary[1]
+    for n in range(1, length):
+        u = rng.random(batch)
+        s[:, n] = np.where(s[:, n - 1] == 1, u < 1 - chain.q, u < chain.p)
+    return s
+
+
+def _statistics(s):
+    ones = s.mean()
+    prev, nxt = s[..., :-1].ravel(), s[..., 1:].ravel()
+    p_hat = nxt[prev == 0].mean()  # P(1 | 0)
+    q_hat = 1 - nxt[prev == 1].mean()  # P(0 | 1)
+    return ones, p_hat, q_hat
+
+
+@pytest.mark.parametrize("p, q", [(0.5, 0.8), (0.2, 0.3), (0.1, 0.1), (0.9, 0.9), (0.05, 0.7)])
+def test_transition_frequencies_and_marginal_match_the_chain(p, q):
+    chain = MarkovChain(p, q)
+    s = sample_sequences(chain, (64,), 2001, torch.Generator().manual_seed(3)).numpy()
+    assert set(np.unique(s)) <= {0, 1}
+    ones, p_hat, q_hat = _statistics(s)
+    n = s.size
+    # Tolerances: 5 standard errors; the marginal's error is inflated by the chain's correlation
+    # time 1 / (p + q) (and |1 - p - q| close to 1 makes it large, hence the generous factor).
+    corr = (1 + abs(1 - p - q)) / (1 - abs(1 - p - q))
+    pi1 = chain.stationary[1]
+    assert abs(ones - pi1) < 5 * np.sqrt(pi1 * (1 - pi1) * corr / n)
+    assert abs(p_hat - p) < 5 * np.sqrt(p * (1 - p) / (n * chain.stationary[0]))
+    assert abs(q_hat - q) < 5 * np.sqrt(q * (1 - q) / (n * pi1))
+
+
+def test_first_symbol_is_stationary_and_agrees_with_a_sequential_sampler():
+    chain = MarkovChain(0.5, 0.8)
+    bulk = sample_sequences(chain, (20000,), 3, torch.Generator().manual_seed(0)).numpy()
+    reference = _sequential(chain, 20000, 3, seed=0)
+    for n in range(3):  # the marginal at every position is pi, for both samplers
+        assert abs(bulk[:, n].mean() - chain.stationary[1]) < 0.015
+        assert abs(reference[:, n].mean() - chain.stationary[1]) < 0.015
+    # Pair frequencies (s0, s1) agree with pi(a) P(a, b).
+    for a in (0, 1):
+        for b in (0, 1):
+            kernel = [[1 - chain.p, chain.p], [chain.q, 1 - chain.q]]
+            expected = chain.stationary[a] * kernel[a][b]
+            assert abs(np.mean((bulk[:, 0] == a) & (bulk[:, 1] == b)) - expected) < 0.015
+
+
+def test_same_seed_same_batch_and_different_seed_different_batch():
+    chain = MarkovChain(0.2, 0.3)
+    a = sample_sequences(chain, (4, 16), 1025, torch.Generator().manual_seed(7))
+    b = sample_sequences(chain, (4, 16), 1025, torch.Generator().manual_seed(7))
+    c = sample_sequences(chain, (4, 16), 1025, torch.Generator().manual_seed(8))
+    assert a.shape == (4, 16, 1025) and a.dtype == torch.int64
+    assert torch.equal(a, b)
+    assert not torch.equal(a, c)
+
+
+def test_batch_stream_shifts_targets_and_is_seeded():
+    chain = MarkovChain(0.5, 0.8)
+    first = BatchStream(chain, batch_size=16, context=32, seed=5, chunk=3)
+    second = BatchStream(chain, batch_size=16, context=32, seed=5, chunk=3)
+    batches = [next(first) for _ in range(7)]  # crosses two chunk boundaries
+    for x, y in batches:
+        assert x.shape == y.shape == (16, 32)
+        assert torch.equal(x[:, 1:], y[:, :-1])
+    for (x1, y1), (x2, y2) in zip(batches, (next(second) for _ in range(7))):
+        assert torch.equal(x1, x2) and torch.equal(y1, y2)
+    assert not torch.equal(batches[0][0], batches[1][0])

@@ -1,0 +1,125 @@
+"""Training: loss goes down, seeded runs repeat exactly, checkpoints, the NaN guard, claims 5-6 logic."""
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from replication.local_to_global.markov import MarkovChain
+from replication.local_to_global.structure import structure_table, top_share
+from replication.local_to_global.train import NonFiniteLoss, train
+from replication.local_to_global.transformer_claims import transformer_claims
+from replication.local_to_global.transformer_plots import smoothed_losses
+
+SETTINGS = {
+    "model": {"d": 8, "context": 32, "mlp_ratio": 4},
+    "batch_size": 16,
+    "sigma": 0.02,
+    "optimizer": {"name": "adamw", "lr": 0.01, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 0.001, "no_decay": ["p", "b"]},
+    "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
+    "device": "cpu",
+    "chunk": 16,
+    "steps": 120,
+    "eval_every": 4,
+    "checkpoints": [0, 1, 60, 120, 500],
+}
+CHAIN = MarkovChain(0.2, 0.3)
+
+
+@pytest.fixture(scope="module")
+def run():
+    torch.set_num_threads(1)
+    return train(CHAIN, "ours", 1, SETTINGS, name="test/ours/seed1", progress=False)
+
+
+def test_a_short_run_reduces_the_test_loss(run):
+    tested = run.losses.dropna(subset=["test_loss"])
+    assert list(tested.step) == list(range(0, 121, 4))  # step 0 and every eval_every steps
+    assert run.losses.train_loss.iloc[1:].notna().all() and np.isnan(run.losses.train_loss.iloc[0])
+    start, end = tested.test_loss.iloc[0], tested.test_loss.iloc[-4:].mean()
+    assert end < 0.5 * start and end < CHAIN.unigram_loss + 0.05
+
+
+def test_schedule_is_one_cycle(run):
+    lr = run.losses.lr.iloc[1:].to_numpy()
+    peak = int(np.argmax(lr))
+    assert abs(lr.max() - 0.01) < 1e-9 and 0 < peak < 20
+    assert np.all(np.diff(lr[peak:]) <= 1e-15) and lr[-1] < 0.01 / 4
+
+
+def test_checkpoints_hold_every_parameter_at_the_configured_steps(run):
+    ck = run.checkpoints
+    assert list(ck["step"]) == [0, 1, 60, 120]  # 500 is beyond the run
+    shapes = {"e": (8,), "p": (32, 8), "W_Q": (8, 8), "W_K": (8, 8), "W_V": (8, 8), "W_O": (8, 8), "W_1": (32, 8), "W_2": (8, 32), "b": (1,)}
+    for name, shape in shapes.items():
+        assert ck[name].shape == (4, *shape) and ck[name].dtype == np.float32
+    assert np.all(ck["e"][0] == 0.5) and np.all(ck["W_1"][0] == 1.0)  # the init itself
+    assert not np.allclose(ck["e"][1], ck["e"][0]) and not np.allclose(ck["W_1"][3], ck["W_1"][2])
+
+
+def test_same_seed_same_run_and_other_seed_differs(run):
+    again = train(CHAIN, "ours", 1, SETTINGS, progress=False)
+    pd.testing.assert_frame_equal(again.losses, run.losses)
+    for name in run.checkpoints:
+        np.testing.assert_array_equal(again.checkpoints[name], run.checkpoints[name])
+    other = train(CHAIN, "ours", 2, {**SETTINGS, "steps": 8}, progress=False)
+    assert not np.allclose(other.losses.test_loss.iloc[:5].dropna(), run.losses.test_loss.iloc[:5].dropna())
+
+
+def test_sgd_is_available():
+    settings = copy.deepcopy(SETTINGS)
+    settings["optimizer"].update(name="sgd", lr=0.5, momentum=0.9)
+    settings["schedule"]["name"] = "constant"
+    result = train(CHAIN, "standard", 1, {**settings, "steps": 40}, progress=False)
+    assert (result.losses.lr.iloc[1:] == 0.5).all()
+    tested = result.losses.test_loss.dropna()
+    assert tested.iloc[-3:].mean() < tested.iloc[0] - 0.005  # at least the bias is learnt
+
+
+def test_a_diverging_run_fails_naming_the_run_and_step():
+    settings = copy.deepcopy(SETTINGS)
+    settings["optimizer"].update(name="sgd", lr=1e30)
+    settings["schedule"]["name"] = "constant"
+    with pytest.raises(NonFiniteLoss, match=r"fig4/standard/seed7: training loss is (nan|inf) at step 2"):
+        train(CHAIN, "standard", 7, {**settings, "eval_every": 1000}, name="fig4/standard/seed7", progress=False)
+
+
+def test_structure_of_rank_one_and_isotropic_matrices():
+    alpha = np.array([1, -1, 1, 1, -1, -1, 1, -1], dtype=float)
+    w = np.linspace(-1, 1, 32)
+    checkpoints = {"step": np.array([0]), "e": 0.3 * alpha[None], "W_1": np.outer(w, alpha)[None], "W_V": np.eye(8)[None]}
+    table = structure_table(checkpoints).set_index("matrix")
+    assert table.loc["W_1", "top_share"] == pytest.approx(1.0)
+    assert table.loc["W_1", "cos_e_input"] == pytest.approx(1.0) and np.isnan(table.loc["W_1", "cos_e_output"])
+    assert table.loc["W_V", "top_share"] == pytest.approx(1 / 8)
+    assert table.loc["W_1", "e_flatness"] == pytest.approx(1.0)
+    assert top_share(np.diag([3.0, 4.0])) == pytest.approx(16 / 25)
+
+
+def _fig4(standard, ours, steps):
+    rows = [
+        {"init": init, "seed": seed, "step": step, "test_loss": curve(step) + 0.001 * seed}
+        for init, curve in (("standard", standard), ("ours", ours)) for seed in (1, 2, 3) for step in steps
+    ]
+    return smoothed_losses(pd.DataFrame(rows), smooth=3)
+
+
+def test_claims_5_and_6_hold_or_fail_as_the_data_says():
+    chain = MarkovChain(0.5, 0.8)
+    settings = {"tolerance": 0.01, "plateau": [200, 600], "share_fig3": 0.9, "share_fig6": 0.99}
+    steps = range(0, 2001, 10)
+    fig3 = pd.DataFrame({"matrix": ["W_1", "W_V", "W_1", "W_V"], "step": [1, 1, 200, 200], "top_share": [0.2, 0.3, 0.95, 0.97]})
+    fig6 = pd.DataFrame({"matrix": ["W_1", "W_V"], "step": [0, 200], "top_share": [1.0, 0.98]})
+    paper_like = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), steps)
+    claims = {c.claim_id: c for c in transformer_claims(paper_like, fig3, fig6, chain, settings)}
+    assert claims["5a"].holds and claims["5b"].holds and claims["6a"].holds
+    assert not claims["6b"].holds and claims["6b"].measured == pytest.approx(0.98)
+    assert claims["5b"].measured < 0.01
+    escaping = _fig4(lambda s: chain.unigram_loss - (0.03 if s > 500 else 0.0), lambda s: chain.unigram_loss, steps)
+    claims = {c.claim_id: c for c in transformer_claims(escaping, fig3, fig6, chain, settings)}
+    assert not claims["5a"].holds and claims["5a"].measured == pytest.approx(0.03, abs=0.003)
+    assert not claims["5b"].holds
+    short = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss, range(0, 300))
+    claims = {c.claim_id: c for c in transformer_claims(short, fig3, fig6, chain, settings)}
+    assert not claims["5a"].holds and not claims["5b"].holds and "do not reach" in claims["5a"].reason
