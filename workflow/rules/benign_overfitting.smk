@@ -51,6 +51,9 @@ rule bo_fig1_selections:
         settings=BO["fig1"],
     log:
         "logs/benign_overfitting/fig1_selections.log",
+    resources:
+        mem_mb=2000,
+        runtime=30,
     conda:
         ENVIRONMENT
     script:
@@ -67,6 +70,9 @@ rule bo_trajectories:
         panels=BO_PANELS,
     log:
         "logs/benign_overfitting/trajectories.log",
+    resources:
+        mem_mb=4000,
+        runtime=120,
     conda:
         ENVIRONMENT
     script:
@@ -83,6 +89,9 @@ rule bo_grid_shard:
         cells=lambda wildcards: BO_SHARDS[int(wildcards.bo_shard)],
     log:
         "logs/benign_overfitting/grid_shard_{bo_shard}.log",
+    resources:
+        mem_mb=2000,
+        runtime=120,
     conda:
         ENVIRONMENT
     script:
@@ -97,6 +106,9 @@ rule bo_grid:
         f"{BO_RESULTS}/grid.csv",
     log:
         "logs/benign_overfitting/grid.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
     conda:
         ENVIRONMENT
     script:
@@ -109,8 +121,14 @@ rule bo_fig1:
         selections=rules.bo_fig1_selections.output[0],
     output:
         **figure_outputs(BO_FIG1, caption="../report/bo_fig1.rst", category="Benign overfitting"),
+    params:
+        settings=BO["fig1"],
+        model=BO["model"],
     log:
         "logs/benign_overfitting/fig1.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -123,8 +141,14 @@ rule bo_fig2:
         trajectory=rules.bo_trajectories.output[0],
     output:
         **figure_outputs(BO_FIG2, caption="../report/bo_fig2.rst", category="Benign overfitting"),
+    params:
+        settings=BO["trajectories"],
+        model=BO["model"],
     log:
         "logs/benign_overfitting/fig2.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -146,8 +170,13 @@ rule bo_fig3:
         },
     params:
         panels=BO_PANELS,
+        settings=BO["trajectories"],
+        model=BO["model"],
     log:
         "logs/benign_overfitting/fig3.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -168,8 +197,13 @@ rule bo_heatmaps:
         },
     params:
         names=list(BO_HEATMAPS),
+        settings=BO["grid"],
+        model=BO["model"],
     log:
         "logs/benign_overfitting/heatmaps.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -186,6 +220,9 @@ rule bo_claims:
         BO_CLAIMS,
     log:
         "logs/benign_overfitting/claims.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
     conda:
         ENVIRONMENT
     script:
