@@ -17,18 +17,22 @@ def project(tmp_path_factory):
     """A working directory with regenerated figures, a reference set and the diff of the two.
 
     same: identical; curve: one curve 5% higher; gone: only in the reference set;
-    unmade: registered but not produced; new: produced but never blessed.
+    unmade: registered but not produced; new: produced but never blessed; wider: its data has
+    a new column.
     """
     root = tmp_path_factory.mktemp("project")
     references = root / "reference" / "smoke" / "paper_a"
-    for name in ("same", "curve", "gone"):
+    for name in ("same", "curve", "gone", "wider"):
         draw(references / f"{name}.pdf")
     draw(root / "figures/paper_a/same.pdf")
     draw(root / "figures/paper_a/curve.pdf", scale=1.05)
     draw(root / "figures/paper_a/new.pdf")
+    wider = draw(root / "figures/paper_a/wider.pdf")["csv"]
+    pd.read_csv(wider).assign(z=1.0).to_csv(wider, index=False)
     draw(root / "external/paper-a/same_from_the_paper.pdf", colour="C4")
     (root / "external/paper-a/same_from_the_paper.pdf").unlink()  # only raster images are shown
-    figures = [record("same", "Fig. 1"), record("curve", "Fig. 2"), record("unmade", "Fig. 3"), record("new", "Fig. 4")]
+    figures = [record("same", "Fig. 1"), record("curve", "Fig. 2"), record("unmade", "Fig. 3"), record("new", "Fig. 4"),
+               record("wider", "Fig. 5")]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
         summary = diff_figures(figures, references.parent, root / "figures/diff", 1.0, DATA, root / "external")
@@ -39,8 +43,9 @@ def test_statuses(project):
     _, summary = project
     assert summary.status.to_dict() == {
         "paper_a/curve": "fail", "paper_a/gone": "missing figure", "paper_a/new": "missing reference",
-        "paper_a/same": "pass", "paper_a/unmade": "missing figure",
+        "paper_a/same": "pass", "paper_a/unmade": "missing figure", "paper_a/wider": "fail",
     }
+    assert "regenerated only ['z']" in summary.loc["paper_a/wider", "message"]
     assert summary.loc["paper_a/same", "passed"] and summary.passed.sum() == 1
 
 
@@ -60,7 +65,7 @@ def test_outputs_and_report(project):
         assert (out / "images/paper_a" / f"{name}.png").exists()
         assert (out / "images/paper_a" / f"{name}-diff.png").exists()
     html = (out / "report.html").read_text()
-    assert "5 figures, 1 pass, 4 fail" in html
+    assert "6 figures, 1 pass, 5 fail" in html
     for key, status in summary.status.items():
         assert f"<a href='#{key}'>{key}</a></td><td>Paper A" in html or key == "paper_a/gone"
         assert f"<h2 id='{key}'>{key}: {status}</h2>" in html

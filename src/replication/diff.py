@@ -45,6 +45,9 @@ def column_tolerance(settings: dict, column: str) -> Tolerance:
     return Tolerance(float(own.get("atol", settings["atol"])), float(own.get("rtol", settings["rtol"])))
 
 
+DATA_COLUMNS = ["column", "atol", "rtol", "max_abs", "max_rel", "n_outside"]
+
+
 @dataclass
 class DataResult:
     passed: bool
@@ -52,7 +55,7 @@ class DataResult:
     max_abs: float = np.nan
     max_rel: float = np.nan
     worst_column: str = ""
-    columns: pd.DataFrame = field(default_factory=pd.DataFrame)
+    columns: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DATA_COLUMNS))
 
 
 def compare_data(actual: str | os.PathLike, expected: str | os.PathLike, settings: dict) -> DataResult:
@@ -84,7 +87,7 @@ def compare_data(actual: str | os.PathLike, expected: str | os.PathLike, setting
             max_abs = max_rel = np.inf if bad.any() else 0.0
         rows.append({"column": column, "atol": tol.atol, "rtol": tol.rtol, "max_abs": max_abs,
                      "max_rel": max_rel, "n_outside": int(bad.sum())})
-    columns = pd.DataFrame(rows, columns=["column", "atol", "rtol", "max_abs", "max_rel", "n_outside"])
+    columns = pd.DataFrame(rows, columns=DATA_COLUMNS)
     failing = columns[columns.n_outside > 0]
     worst = columns.loc[columns.max_rel.idxmax(), "column"] if (columns.max_rel > 0).any() else ""
     if len(failing):
