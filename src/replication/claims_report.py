@@ -93,8 +93,7 @@ def paper_of(name: str) -> str:
 def spec_number(paper: str, claim_id: str, figure: str) -> str | None:
     """Which spec claim a table row reports: the first number of its claim id (Local to Global,
     numbered by spec section 5) or of its figure (Benign overfitting, one claim per figure)."""
-    text = str(claim_id) if paper == LOCAL_TO_GLOBAL else f"{figure} {claim_id}"
-    match = re.search(r"\d+", text)
+    match = re.search(r"\d+", str(claim_id if paper == LOCAL_TO_GLOBAL else figure))
     return match.group() if match else None
 
 
