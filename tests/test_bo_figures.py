@@ -33,6 +33,8 @@ def test_fig1_paper_setting_accuracies(fig1_frame):
     apply_style()
     fig, data = plots.fig1(fig1_frame)
     assert len(data) == 600 and len(fig.axes) == 6
+    recorded = data.groupby(["scenario", "split"]).accuracy.first()
+    assert recorded["harmful", "test"] == acc["harmful", "test"] and recorded["benign", "train"] == 1.0
 
 
 def _synthetic_trajectory(final_roles_noisy):

@@ -11,6 +11,10 @@ rule l2g_fig1_flows:
         settings=config["local_to_global"]["fig1"],
     log:
         "logs/local_to_global/fig1_flows.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     conda:
         ENVIRONMENT
     script:
@@ -27,6 +31,10 @@ rule l2g_fig1:
         settings=config["local_to_global"]["fig1"],
     log:
         "logs/local_to_global/fig1.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     conda:
         ENVIRONMENT
     script:

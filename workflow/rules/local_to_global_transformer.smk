@@ -30,6 +30,9 @@ rule l2g_transformer_train:
     threads: L2G_TRANSFORMER["threads"]
     log:
         "logs/local_to_global/transformer/{experiment}/{init}/seed{seed}.log",
+    resources:
+        mem_mb=4000,
+        runtime=240,
     conda:
         ENVIRONMENT
     script:
@@ -45,6 +48,9 @@ rule l2g_fig3:
         structure=f"{L2G_FIGURES}/fig3_structure.csv",
     log:
         "logs/local_to_global/fig3.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -60,6 +66,9 @@ rule l2g_fig6:
         structure=f"{L2G_FIGURES}/fig6_structure.csv",
     log:
         "logs/local_to_global/fig6.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -85,6 +94,9 @@ rule l2g_fig4:
         smooth=L2G_TRANSFORMER["fig4"]["smooth"],
     log:
         "logs/local_to_global/fig4.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:

@@ -40,6 +40,9 @@ rule figures_diff:
         settings=config["diff"],
     log:
         "logs/figures_diff.log",
+    resources:
+        mem_mb=2000,
+        runtime=30,
     conda:
         ENVIRONMENT
     script:

@@ -7,9 +7,12 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.colors import TwoSlopeNorm
 
-from .data import IRRELEVANT, RELEVANT, ROLE_NAMES, WEAK_OPPOSITE
+from .data import IRRELEVANT, RELEVANT, ROLE_NAMES, WEAK_ALIGNED, WEAK_OPPOSITE
 
 CLASS_COLOURS = {1: "C0", -1: "C1"}
+# Legend labels of the token roles (the paper's notation)
+ROLE_LABELS = {RELEVANT: r"Relevant $\mathcal{R}$", WEAK_ALIGNED: r"Weakly relevant $\mathcal{W}_{Y^*}$",
+               WEAK_OPPOSITE: r"Weakly relevant $\mathcal{W}_{-Y^*}$", IRRELEVANT: r"Irrelevant $\mathcal{I}$"}
 SCENARIO_TITLES = {"benign": "Benign overfitting", "harmful": "Harmful overfitting",
                    "not_overfitting": "Not overfitting"}
 
@@ -45,19 +48,8 @@ def fig1(frame: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
             if col == 0:
                 ax.set_ylabel(r"$\mu_{+1}$-direction")
     fig.tight_layout()
-    return fig, frame
-
-
-def trajectory_frame(traj: dict) -> pd.DataFrame:
-    """Long table of a recorded run: one row per (step, sample, token)."""
-    probabilities = traj["probabilities"]
-    records, n, T = probabilities.shape
-    step, sample, token = np.meshgrid(traj["steps"], np.arange(n), np.arange(T), indexing="ij")
-    return pd.DataFrame({
-        "step": step.ravel(), "sample": sample.ravel(), "token": token.ravel(),
-        "role": traj["roles"][sample.ravel(), token.ravel()], "noisy": traj["noisy"][sample.ravel()],
-        "probability": probabilities.ravel(),
-    })
+    accuracy = frame.groupby(["scenario", "split"]).correct.transform("mean")
+    return fig, frame.assign(accuracy=accuracy)
 
 
 def fig2(traj: dict) -> tuple[plt.Figure, pd.DataFrame]:
@@ -133,7 +125,7 @@ def fig3(traj: dict, panel: str) -> tuple[plt.Figure, pd.DataFrame]:
         for token in range(traj["roles"].shape[1]):
             role = traj["roles"][sample, token]
             ax.plot(traj["steps"], traj["probabilities"][:, sample, token], color=f"C{token % 10}", lw=1.3,
-                    label=ROLE_NAMES[role])
+                    label=ROLE_LABELS[role])
         note = "" if matched else f" (none ends on {ROLE_NAMES[wanted[0]]})"
         ax.set(title=f"{title}{note}", ylabel="Softmax probability")
         frames.append(pd.DataFrame({
