@@ -68,10 +68,12 @@ def main():
     print("settings: d=8, N=1024, B=16, AdamW, standard init, p=0.5, q=0.8")
     g = torch.Generator().manual_seed(0)
     reps = 20
-    loop = timed(lambda: [loop_sampler(CHAIN, 16, 1025, g) for _ in range(reps)])[0] / reps
-    bulk = timed(lambda: sample_sequences(CHAIN, (reps, 16), 1025, g))[0] / reps
-    print(f"sampling one batch: Python loop over positions {loop * 1e3:.2f} ms, bulk {bulk * 1e3:.3f} ms "
-          f"(x{loop / bulk:.0f} faster)")
+    torch.set_num_threads(1)
+    loop_wall, loop_cpu = (t / reps for t in timed(lambda: [loop_sampler(CHAIN, 16, 1025, g) for _ in range(reps)]))
+    bulk_wall, bulk_cpu = (t / reps for t in timed(lambda: sample_sequences(CHAIN, (reps, 16), 1025, g)))
+    print(f"sampling one batch (1 thread): Python loop over positions {loop_wall * 1e3:.2f} ms wall "
+          f"({loop_cpu * 1e3:.2f} ms CPU), bulk {bulk_wall * 1e3:.3f} ms wall ({bulk_cpu * 1e3:.3f} ms CPU): "
+          f"x{loop_cpu / bulk_cpu:.0f} less CPU")
     for threads in args.threads:
         torch.set_num_threads(threads)
         train_wall, train_cpu = per_step(args.steps, eval_every=10**9, device=args.device)

@@ -10,7 +10,7 @@ L2G_FIGURES = "figures/local_to_global"
 
 L2G_FIG3 = register_figure(f"{L2G_FIGURES}/fig3.pdf", "Local to Global", "Fig. 3")
 L2G_FIG4 = register_figure(f"{L2G_FIGURES}/fig4.pdf", "Local to Global", "Fig. 4")
-L2G_FIG4_LONG = register_figure(f"{L2G_FIGURES}/fig4_long.pdf", "Local to Global", "Fig. 4, longer horizon")
+L2G_FIG4_LONG = register_figure(f"{L2G_FIGURES}/fig4_long.pdf", "Local to Global", "Fig. 4 (longer horizon)")
 L2G_FIG6 = register_figure(f"{L2G_FIGURES}/fig6.pdf", "Local to Global", "Fig. 6")
 L2G_CLAIMS = register_claims("results/local_to_global/claims_transformer.csv")
 
@@ -46,6 +46,8 @@ rule l2g_fig3:
     output:
         **figure_outputs(L2G_FIG3, caption="../report/l2g_fig3.rst", category="Local to Global"),
         structure=f"{L2G_FIGURES}/fig3_structure.csv",
+    params:
+        settings=L2G_RUN_SETTINGS["fig3"],
     log:
         "logs/local_to_global/fig3.log",
     resources:
@@ -64,6 +66,8 @@ rule l2g_fig6:
     output:
         **figure_outputs(L2G_FIG6, caption="../report/l2g_fig6.rst", category="Local to Global"),
         structure=f"{L2G_FIGURES}/fig6_structure.csv",
+    params:
+        settings=L2G_RUN_SETTINGS["fig6"],
     log:
         "logs/local_to_global/fig6.log",
     resources:
@@ -92,6 +96,7 @@ rule l2g_fig4:
         chain=L2G_EXPERIMENTS["fig4"]["chain"],
         window=L2G_TRANSFORMER["fig4"]["window"],
         smooth=L2G_TRANSFORMER["fig4"]["smooth"],
+        settings=L2G_RUN_SETTINGS["fig4"],
     log:
         "logs/local_to_global/fig4.log",
     resources:
