@@ -21,6 +21,7 @@ log() { printf '[slurm-test %s] %s\n' "$(date +%T)" "$*"; }
 [ "$(id -u)" = 0 ] || { echo "tests/slurm/run.sh installs and starts SLURM daemons: run it as root" >&2; exit 2; }
 
 # One run at a time: the cluster uses fixed ports and /etc/slurm/slurm.conf.
+mkdir -p /run/lock
 exec 9>/run/lock/replication-slurm-test.lock
 flock -w 600 9
 
@@ -79,23 +80,19 @@ ReturnToService=2
 SlurmdParameters=config_overrides
 MpiDefault=none
 SwitchType=switch/none
-$NODE State=UNKNOWN
+$NODE NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 
 STARTED_MUNGED=""
+DAEMONS=()
 stop() {
   local status=$?
-  # 7. Stop what was started here, by pid.
+  # 7. Stop what was started here, by pid; the SLURM daemons are children of this shell.
   log "stopping the daemons"
-  for pidfile in "$STATE/slurmd.pid" "$STATE/slurmctld.pid"; do
-    [ -s "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
-  done
+  [ "${#DAEMONS[@]}" = 0 ] || kill "${DAEMONS[@]}" 2>/dev/null || true
+  [ "${#DAEMONS[@]}" = 0 ] || wait "${DAEMONS[@]}" 2>/dev/null || true
   [ -n "$STARTED_MUNGED" ] && kill "$STARTED_MUNGED" 2>/dev/null || true
-  for _ in $(seq 50); do
-    pgrep -F "$STATE/slurmctld.pid" >/dev/null 2>&1 || pgrep -F "$STATE/slurmd.pid" >/dev/null 2>&1 || break
-    sleep 0.1
-  done
   if [ "$status" != 0 ]; then
     log "failed ($status); daemon logs:"
     tail -n 20 "$STATE"/slurmctld.log "$STATE"/slurmd.log 2>/dev/null || true
@@ -116,8 +113,11 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
   STARTED_MUNGED="$(cat /run/munge/munged.pid)"
   munge -n | unmunge >/dev/null
 fi
-slurmctld -i
-slurmd
+# In the foreground (-D) as children of this shell, which stops and reaps them.
+slurmctld -D -i >>"$STATE/slurmctld.log" 2>&1 &
+DAEMONS+=($!)
+slurmd -D >>"$STATE/slurmd.log" 2>&1 &
+DAEMONS+=($!)
 for _ in $(seq 100); do
   sinfo --noheader --states=idle --format=%N 2>/dev/null | grep -q . && break
   sleep 0.2
