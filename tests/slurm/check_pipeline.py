@@ -141,7 +141,7 @@ def run_and_cancel(root: Path, env: dict, workdir: Path, log_path: Path) -> tupl
                 cancelled = running[-1]
                 subprocess.run(["scancel", cancelled], check=True)
                 break
-            time.sleep(0.2)
+            time.sleep(0.5)
         returncode = driver.wait(timeout=max(deadline - time.monotonic(), 1))
     text = log_path.read_text()
     if cancelled is None:
