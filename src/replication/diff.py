@@ -22,7 +22,7 @@ from matplotlib.testing.compare import compare_images
 from PIL import Image
 
 from .io import atomic_path, write_csv, write_text
-from .plotting import figure_paths
+from .paths import figure_paths
 
 FIGURES_ROOT = Path("figures")
 RASTER_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -159,17 +159,6 @@ def compare_image(actual: str | os.PathLike, expected: str | os.PathLike, tolera
     _save_png(difference, diff_path)
     passed = rms <= tolerance
     return ImageResult(passed, rms, f"image RMS {rms:.3g} {'<=' if passed else '>'} {tolerance:g}")
-
-
-def reference_set_dir(settings: dict, project_root: str | os.PathLike) -> Path:
-    """``<reference_dir>/<reference_set>``; a relative reference_dir is under the project root,
-    because references travel with the code, not with a working directory."""
-    return Path(project_root) / settings["reference_dir"] / settings["reference_set"]
-
-
-def files_under(folder: str | os.PathLike | None) -> list[str]:
-    """Every file below ``folder`` (none when it is unset or absent), sorted."""
-    return sorted(str(p) for p in Path(folder).rglob("*") if p.is_file()) if folder else []
 
 
 def figure_key(path: str | os.PathLike) -> str:

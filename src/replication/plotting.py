@@ -13,6 +13,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from .io import atomic_path, write_csv  # noqa: E402
+from .paths import figure_paths  # noqa: E402  (part of this module's interface)
 
 PNG_DPI = 150
 
@@ -39,12 +40,6 @@ def apply_style() -> None:
             "image.cmap": "viridis",
         }
     )
-
-
-def figure_paths(pdf_path: str | os.PathLike) -> dict[str, Path]:
-    """The three files of a figure: ``.pdf``, ``.png`` and the tidy data ``.csv`` beside them."""
-    pdf_path = Path(pdf_path)
-    return {suffix: pdf_path.with_suffix("." + suffix) for suffix in ("pdf", "png", "csv")}
 
 
 def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame | None = None) -> dict[str, Path]:

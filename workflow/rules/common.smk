@@ -3,7 +3,7 @@ import sys
 from pathlib import Path
 
 from replication.config import ConfigError, validate_config
-from replication.plotting import figure_paths
+from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 
 
 # The papers' full settings are the default wherever the workflow runs (e.g. --directory);

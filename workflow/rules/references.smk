@@ -1,7 +1,7 @@
 # The claims report of both papers, and regenerated figures against committed references.
 # Inputs come from the registries through functions, so figures registered by rule files
 # included after this one are covered too.
-from replication.diff import files_under, reference_set_dir
+from replication.paths import files_under, reference_set_dir
 
 CLAIMS_REPORT = "figures/claims.md"
 REFERENCE_SET = reference_set_dir(config["diff"], Path(workflow.basedir).parent)
