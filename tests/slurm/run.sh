@@ -63,8 +63,6 @@ StateSaveLocation=$STATE/state
 SlurmdSpoolDir=$STATE/spool
 SlurmctldPidFile=$STATE/slurmctld.pid
 SlurmdPidFile=$STATE/slurmd.pid
-SlurmctldLogFile=$STATE/slurmctld.log
-SlurmdLogFile=$STATE/slurmd.log
 # No cgroups in containers and VMs without systemd: plain process tracking, no task binding.
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -84,18 +82,18 @@ $NODE NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 
-STARTED_MUNGED=""
 DAEMONS=()
 stop() {
   local status=$?
   # 7. Stop what was started here, by pid; the SLURM daemons are children of this shell.
   log "stopping the daemons"
+  # Jobs left by a failed check first (the cluster is this script's own).
+  squeue --noheader --format=%i 2>/dev/null | xargs -r scancel 2>/dev/null || true
   [ "${#DAEMONS[@]}" = 0 ] || kill "${DAEMONS[@]}" 2>/dev/null || true
   [ "${#DAEMONS[@]}" = 0 ] || wait "${DAEMONS[@]}" 2>/dev/null || true
-  [ -n "$STARTED_MUNGED" ] && kill "$STARTED_MUNGED" 2>/dev/null || true
   if [ "$status" != 0 ]; then
     log "failed ($status); daemon logs:"
-    tail -n 20 "$STATE"/slurmctld.log "$STATE"/slurmd.log 2>/dev/null || true
+    tail -n 20 "$STATE"/*.log 2>/dev/null || true
   fi
   grep -qF "$MARK" "$CONF" 2>/dev/null && rm -f "$CONF"
   rm -rf "$STATE"
@@ -107,13 +105,13 @@ trap stop EXIT
 if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
   install -d -o munge -g munge -m 0755 /run/munge
   [ -s /etc/munge/munge.key ] || { mungekey --create --force && chown munge:munge /etc/munge/munge.key; }
-  rm -f /run/munge/munged.pid
-  runuser -u munge -- /usr/sbin/munged
-  for _ in $(seq 50); do [ -s /run/munge/munged.pid ] && break; sleep 0.1; done
-  STARTED_MUNGED="$(cat /run/munge/munged.pid)"
+  # As the munge user, in the foreground: a child of this shell, like the SLURM daemons.
+  setpriv --reuid=munge --regid=munge --init-groups /usr/sbin/munged --foreground >>"$STATE/munged.log" 2>&1 &
+  DAEMONS+=($!)
+  for _ in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break; sleep 0.1; done
   munge -n | unmunge >/dev/null
 fi
-# In the foreground (-D) as children of this shell, which stops and reaps them.
+# In the foreground (-D) as children of this shell, which stops and reaps them; they log to stderr.
 slurmctld -D -i >>"$STATE/slurmctld.log" 2>&1 &
 DAEMONS+=($!)
 slurmd -D >>"$STATE/slurmd.log" 2>&1 &
