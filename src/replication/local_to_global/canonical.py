@@ -84,12 +84,16 @@ def predicted_basin(chain: MarkovChain, e, w) -> np.ndarray:
     return labels
 
 
-def classify_endpoint(chain: MarkovChain, e, w, tol: float = 1e-4) -> np.ndarray:
-    """Label where integrated flows ended: on the e = 0 line or on the global-minimum set."""
+def classify_endpoint(chain: MarkovChain, e, w, tol: float = 1e-4, gap_value=None) -> np.ndarray:
+    """Label where integrated flows ended: on the e = 0 line or on the global-minimum set.
+
+    ``gap_value`` is the endpoints' gap D when the model has more parameters than (e, w) (the
+    attention model): the e = 0 labels depend on w alone, the global minima on D alone.
+    """
     e = np.asarray(e, dtype=float)
     w = np.asarray(w, dtype=float)
     on_axis = np.abs(e) < tol
-    on_global = np.abs(gap(e, w) - chain.optimal_gap) < tol
+    on_global = np.abs((gap(e, w) if gap_value is None else gap_value) - chain.optimal_gap) < tol
     labels = np.full(e.shape, UNCONVERGED, dtype=object)
     labels[on_global] = GLOBAL_MIN
     labels[on_axis & is_local_min_line(chain, w)] = LOCAL_MIN
@@ -101,3 +105,12 @@ def classify_endpoint(chain: MarkovChain, e, w, tol: float = 1e-4) -> np.ndarray
 def flow_gradient(chain: MarkovChain):
     """The gradient as ``integrate_flow`` wants it: a (2, n) array of (e, w) in, (2, n) out."""
     return lambda state: np.stack(gradient(chain, state[0], state[1]))
+
+
+def gap_derivatives(e, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """D, grad D = (2e s, 4e^2|w|) and the Frobenius norm of the Hessian of D (s = 1 + 2w|w|)."""
+    e, w = np.broadcast_arrays(np.asarray(e, dtype=float), np.asarray(w, dtype=float))
+    s, ds, dds = signed_square(w), 4 * np.abs(w), 4 * np.sign(w)
+    grad = np.stack([2 * e * s, e**2 * ds])
+    hessian = np.sqrt((2 * s) ** 2 + 2 * (2 * e * ds) ** 2 + (e**2 * dds) ** 2)
+    return e**2 * s, grad, hessian

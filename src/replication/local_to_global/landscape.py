@@ -31,3 +31,35 @@ def fig1_flows(chain: MarkovChain, n: int, extent: float, flow_time: float, rng:
             "predicted_basin": np.tile(predicted, len(t)),
         }
     )
+
+
+def attention_flows(chain: MarkovChain, n: int, sigma: float, flow_time: float, rng: np.random.Generator, samples: int = 200) -> pd.DataFrame:
+    """``n`` flows of the (e, w, a) model from N(0, sigma^2 I_3) starts, sampled in log time.
+
+    Integrated with the clocked field (same orbits and limits as -grad L; near the origin the
+    clock is the flow's own), so ``t`` is that clock.
+    """
+    from . import canonical_attention
+    from .flow import clocked_field
+
+    starts = sigma * rng.standard_normal((n, 3))
+    times = np.concatenate([[0.0], np.geomspace(1e-2, flow_time, samples - 1)])
+    field = clocked_field(chain, canonical_attention.gap_derivatives)  # not stiff: explicit steps
+    # atol tiny: relative accuracy where flows approach e = 0 or w = 0 geometrically
+    t, path = integrate_flow(field, starts, flow_time, t_eval=times, atol=1e-30, method="DOP853")
+    e, w, a = np.moveaxis(path, -1, 0)
+    endpoint = canonical_attention.classify_endpoint(chain, e[-1], w[-1], a[-1])
+    return pd.DataFrame(
+        {
+            "p": chain.p,
+            "q": chain.q,
+            "trajectory": np.tile(np.arange(n), len(t)),
+            "t": np.repeat(t, n),
+            "e": e.reshape(-1),
+            "w": w.reshape(-1),
+            "a": a.reshape(-1),
+            "energy": canonical_attention.energy(e, w, a).reshape(-1),
+            "loss": canonical_attention.loss(chain, e, w, a).reshape(-1),
+            "endpoint": np.tile(endpoint, len(t)),
+        }
+    )

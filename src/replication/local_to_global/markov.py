@@ -57,14 +57,16 @@ class MarkovChain:
         """Loss-minimising logit after a 0, ``c = b* - e^2/2``, given the gap D (Lemma 5).
 
         ``c = log[(p - q + sqrt((p-q)^2 + 4pqA)) / (2qA)]``, ``A = exp(D)``; the p < q branch is
-        rewritten without cancellation as ``log[2p / (sqrt(.) + q - p)]``.
+        rewritten without cancellation as ``log[2p / (sqrt(.) + q - p)]``. Logarithms of the root
+        are taken with ``logaddexp`` so that gaps far beyond exp's range (D > 709) stay finite.
         """
         p, q = self.p, self.q
         gap = np.asarray(gap, dtype=float)
-        root = np.sqrt((p - q) ** 2 + 4 * p * q * np.exp(gap))
-        if p >= q:
-            return np.log(p - q + root) - np.log(2 * q) - gap
-        return np.log(2 * p) - np.log(root + q - p)
+        with np.errstate(divide="ignore"):  # log 0 = -inf when p = q is exact in logaddexp
+            log_root = 0.5 * np.logaddexp(2 * np.log(abs(p - q)), np.log(4 * p * q) + gap)
+            if p >= q:
+                return np.logaddexp(np.log(p - q), log_root) - np.log(2 * q) - gap
+            return np.log(2 * p) - np.logaddexp(log_root, np.log(q - p))
 
     def loss_of_gap(self, gap):
         """F(D): population cross-entropy at the optimal bias."""
@@ -81,3 +83,17 @@ class MarkovChain:
         pi1 = self.stationary[1]
         z1 = np.asarray(gap, dtype=float) + self.optimal_offset(gap)
         return pi1 * (expit(z1) - (1 - self.q))
+
+    def loss_curvature(self, gap):
+        """F''(D) = 1 / (1/(pi1 s'(z1)) + 1/(pi0 s'(z0))), s' = sigmoid (1 - sigmoid).
+
+        Differentiating the optimality condition of the offset gives dz1/dD = pi0 s'(z0) /
+        (pi1 s'(z1) + pi0 s'(z0)); the harmonic form is taken in log space because both terms
+        underflow for large |D|.
+        """
+        pi0, pi1 = self.stationary
+        z0 = self.optimal_offset(gap)
+        z1 = np.asarray(gap, dtype=float) + z0
+        log_one = np.log(pi1) + log_expit(z1) + log_expit(-z1)
+        log_zero = np.log(pi0) + log_expit(z0) + log_expit(-z0)
+        return np.exp(-np.logaddexp(-log_one, -log_zero))
