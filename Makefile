@@ -1,4 +1,5 @@
 # Two commands on a fresh machine: `make figures` and `make test`.
+# Targets come first: --configfile takes every word after it as a config file.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -17,7 +18,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 figures: env
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) figures/all
+	$(BIN)/snakemake figures/all --cores $(CORES) --configfile $(CONFIG)
 
 test: env
 	$(BIN)/python -m pytest
@@ -31,20 +32,20 @@ report: env
 # Every figure against figures/reference/<set> (CONFIG=config/smoke.yaml compares the smoke set).
 # Exits non-zero when one exceeds tolerance; figures/diff/report.html stays to be read.
 diff: env
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) figures/diff/passed
+	$(BIN)/snakemake figures/diff/passed --cores $(CORES) --configfile $(CONFIG)
 
 # The committed references change only here, on purpose: both sets from fresh pipeline runs.
 bless: bless-config bless-smoke
 
 bless-config: env
-	$(BIN)/snakemake --cores $(CORES) --configfile config/config.yaml figures/all
+	$(BIN)/snakemake figures/all --cores $(CORES) --configfile config/config.yaml
 	$(BIN)/python -m replication.diff bless . figures/reference/config
 
 # In a scratch directory, so the paper-setting figures in figures/ stay as they are.
 bless-smoke: env
 	tmp=$$(mktemp -d) && \
-	$(BIN)/snakemake --cores $(CORES) --snakefile workflow/Snakefile --directory $$tmp \
-		--configfile $(CURDIR)/config/smoke.yaml figures/all && \
+	$(BIN)/snakemake figures/all --cores $(CORES) --snakefile workflow/Snakefile --directory $$tmp \
+		--configfile $(CURDIR)/config/smoke.yaml && \
 	$(BIN)/python -m replication.diff bless $$tmp figures/reference/smoke && rm -rf $$tmp
 
 clean:
