@@ -59,6 +59,9 @@ rule l2g_attention_flows:
         settings=lambda wildcards: config["local_to_global"][wildcards.fig],
     log:
         "logs/local_to_global/{fig}_flows.log",
+    resources:
+        mem_mb=1000,
+        runtime=30,
     conda:
         ENVIRONMENT
     script:
@@ -76,6 +79,9 @@ rule l2g_fig2:
         zoomed=False,
     log:
         "logs/local_to_global/fig2.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -93,6 +99,9 @@ rule l2g_fig5:
         zoomed=True,
     log:
         "logs/local_to_global/fig5.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -107,6 +116,9 @@ rule l2g_basins:
         settings=config["local_to_global"]["basins"],
     log:
         "logs/local_to_global/basins.log",
+    resources:
+        mem_mb=2000,
+        runtime=30,
     conda:
         ENVIRONMENT
     script:
@@ -121,6 +133,9 @@ rule l2g_basin_grid:
         settings=config["local_to_global"]["basins"],
     log:
         "logs/local_to_global/basin_grid.log",
+    resources:
+        mem_mb=2000,
+        runtime=60,
     conda:
         ENVIRONMENT
     script:
@@ -135,6 +150,9 @@ rule l2g_basins_figure:
         **figure_outputs(BASINS, caption="../report/l2g_basins.rst", category="Local to Global"),
     log:
         "logs/local_to_global/basins_figure.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
     conda:
         ENVIRONMENT
     script:
@@ -152,6 +170,9 @@ rule l2g_claims_landscape:
         settings=config["local_to_global"]["basins"],
     log:
         "logs/local_to_global/claims_landscape.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
     conda:
         ENVIRONMENT
     script:
