@@ -110,7 +110,7 @@ def test_claims_5_and_6_hold_or_fail_as_the_data_says():
     settings = {"tolerance": 0.01, "plateau": [200, 600], "share_fig3": 0.9, "share_fig6": 0.99}
     steps = range(0, 2001, 10)
     fig3 = pd.DataFrame({"matrix": ["W_1", "W_V", "W_1", "W_V"], "step": [1, 1, 200, 200], "top_share": [0.2, 0.3, 0.95, 0.97]})
-    fig6 = pd.DataFrame({"matrix": ["W_1", "W_V"], "step": [0, 200], "top_share": [1.0, 0.98]})
+    fig6 = pd.DataFrame({"matrix": ["W_1", "W_V"], "step": [0, 200], "top_share": [1.0, 0.98], "cos_e_input": [1.0, 0.9]})
     paper_like = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), steps)
     claims = {c.claim_id: c for c in transformer_claims(paper_like, fig3, fig6, chain, settings)}
     assert claims["5a"].holds and claims["5b"].holds and claims["6a"].holds

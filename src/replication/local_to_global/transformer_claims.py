@@ -69,7 +69,8 @@ def transformer_claims(
             PAPER, "6b", "Fig. 6",
             f"Rank-one init: W_1 and W_V stay rank one at every checkpoint ({', '.join(map(str, sorted(fig6.step.unique())))}).",
             share, f"min top-singular-value share >= {settings['share_fig6']}", share >= settings["share_fig6"],
-            f"lowest: {weakest.matrix} at iteration {int(weakest.step)}",
+            f"lowest: {weakest.matrix} at iteration {int(weakest.step)}; |cos| of e with its top input-side "
+            f"singular vector {weakest.cos_e_input:.4f}",
         )
     )
     return claims
