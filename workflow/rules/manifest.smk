@@ -15,6 +15,5 @@ rule figures_manifest:
     conda:
         ENVIRONMENT
     localrule: True
-    default_target: True
     script:
         "../../scripts/write_manifest.py"
