@@ -45,7 +45,7 @@ rule l2g_fig1:
 
 FIG2 = register_figure("figures/local_to_global/fig2.pdf", "Local to Global", "Fig. 2")
 FIG5 = register_figure("figures/local_to_global/fig5.pdf", "Local to Global", "Fig. 5")
-BASINS = register_figure("figures/local_to_global/basins.pdf", "Local to Global", "Basins vs sigma (beyond the paper)")
+BASINS = register_figure("figures/local_to_global/basins.pdf", "Local to Global", "Basins of initialisation (beyond the paper)")
 register_claims("results/local_to_global/claims_landscape.csv")
 
 
@@ -148,6 +148,8 @@ rule l2g_basins_figure:
         basins=rules.l2g_basins.output[0],
     output:
         **figure_outputs(BASINS, caption="../report/l2g_basins.rst", category="Local to Global"),
+    params:
+        settings=config["local_to_global"]["basins"],
     log:
         "logs/local_to_global/basins_figure.log",
     resources:

@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
 from scipy.ndimage import distance_transform_edt
 
 from . import canonical
@@ -229,11 +230,18 @@ def attention_landscape(flows: pd.DataFrame, settings: dict, zoomed: bool) -> tu
         panel = next(letters)
         name = f"p={chain.p:g}, q={chain.q:g}" + (" (p+q<1)" if chain.switching < 1 else " (p+q>1)")
         ax = fig.add_subplot(grid[0, column], projection="3d")
-        data.extend(_attention_critical_sets(ax, chain, extent, panel))
+        critical = _attention_critical_sets(ax, chain, extent, panel)
+        drawn = {frame.layer.iloc[0] for frame in critical if len(frame)}
+        data.extend(critical)
         data.append(_attention_trajectories(ax, chain, flows, extent, panel))
         _frame_cube(ax, extent, tuple(settings["view"]))
         ax.set_title(f"({panel}) {name}", pad=0)
-        ax.legend(loc="upper left", fontsize=6, framealpha=0.85)
+        surfaces = [Patch(color=colour, alpha=0.3, label=label) for layer, colour, label in (
+            ("local_min_plane", BASIN_COLOURS["I_min"], "local minima ($e=0$)"),
+            ("local_max_plane", ENDPOINT_COLOURS[canonical.LOCAL_MAX], "local maxima ($e=0$)"),
+            ("global_min_surface", "0.25", "global minima")) if layer in drawn]
+        handles, _ = ax.get_legend_handles_labels()
+        ax.legend(handles=surfaces + handles, loc="upper left", fontsize=6, framealpha=0.85)
         if zoomed:
             ax2 = fig.add_subplot(grid[1, column])
             mine = flows[(flows.p == chain.p) & (flows.q == chain.q) & (flows.t > 0)]
