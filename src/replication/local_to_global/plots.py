@@ -269,8 +269,11 @@ def basins_figure(basins: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, (model, title) in zip(axes, (("2d", "(a) 2-D model $(e, w)$"), ("3d", "(b) 3-D model $(e, w, a)$"))):
         mine = frame[frame.model == model]
-        for chain, line in mine.groupby("chain", sort=False):
-            ax.plot(line.sigma, line.fraction_local_min, "o-", color=palette[chain], label=f"{chain}, flows")
+        for index, (chain, line) in enumerate(mine.groupby("chain", sort=False)):
+            # Chains with the same sign of p+q-1 can coincide exactly (the orbits are those of
+            # grad D; the chain only picks the sign and the level D*): styles keep each visible.
+            ax.plot(line.sigma, line.fraction_local_min, color=palette[chain], label=f"{chain}, flows",
+                    ls=("-", "--", ":", "-.")[index % 4], marker="osD^"[index % 4], ms=8 - 1.5 * (index % 4), lw=2.2 - 0.4 * (index % 4))
             if model == "2d":
                 ax.plot(line.sigma, line.fraction_local_min_theory, "x", color="black", ms=7,
                         label="Thms 2/8 (same starts)" if chain == order[0] else None)
