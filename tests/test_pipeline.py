@@ -41,8 +41,8 @@ def test_lint_is_clean():
 
 
 def test_rulegraph_shows_stages():
-    # Targets before --rulegraph, whose optional argument would swallow them.
-    graph = run_snakemake(ROOT, "--configfile", str(ROOT / "config" / "smoke.yaml"), "figures/all", "--forceall", "--rulegraph").stdout
+    # The target first: --configfile and --rulegraph would both swallow it.
+    graph = run_snakemake(ROOT, "figures/all", "--configfile", str(ROOT / "config" / "smoke.yaml"), "--forceall", "--rulegraph").stdout
     assert "l2g_fig1_flows" in graph and "l2g_fig1" in graph and "figures_manifest" in graph
     assert graph.count("->") >= 10
 
