@@ -1,4 +1,4 @@
-"""figures/all: one line per figure (path, sha256, paper, figure)."""
+"""figures/all: one line per figure, table and the claims report (path, sha256, paper, figure)."""
 import hashlib
 
 import pandas as pd

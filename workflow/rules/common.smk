@@ -28,6 +28,15 @@ def register_figure(pdf, paper, figure):
     return pdf
 
 
+# Tables of the papers (Markdown, LaTeX): listed in figures/all like the figures.
+TABLES = []
+
+
+def register_table(path, paper, table):
+    TABLES.append({"path": path, "paper": paper, "figure": table})
+    return path
+
+
 # Every per-area claims table (replication.claims format); the claims report merges them.
 CLAIM_TABLES = []
 

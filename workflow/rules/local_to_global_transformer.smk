@@ -111,10 +111,10 @@ rule l2g_fig4:
 rule l2g_transformer_tables:
     """Tables 1 (parameters, shapes, counts) and 2 (training settings), Markdown and LaTeX."""
     output:
-        table1_md=f"{L2G_FIGURES}/table1.md",
-        table1_tex=f"{L2G_FIGURES}/table1.tex",
-        table2_md=f"{L2G_FIGURES}/table2.md",
-        table2_tex=f"{L2G_FIGURES}/table2.tex",
+        table1_md=register_table(f"{L2G_FIGURES}/table1.md", "Local to Global", "Table 1"),
+        table1_tex=register_table(f"{L2G_FIGURES}/table1.tex", "Local to Global", "Table 1"),
+        table2_md=register_table(f"{L2G_FIGURES}/table2.md", "Local to Global", "Table 2"),
+        table2_tex=register_table(f"{L2G_FIGURES}/table2.tex", "Local to Global", "Table 2"),
     params:
         settings={**L2G_TRANSFORMER, "experiments": L2G_EXPERIMENTS},
     log:

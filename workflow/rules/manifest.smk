@@ -5,11 +5,12 @@ rule figures_manifest:
     """figures/all: one line per figure, and the claims report, with sha256 and what it reproduces."""
     input:
         [path for record in FIGURES for path in figure_files(record["path"])],
+        [record["path"] for record in TABLES],
         rules.claims_report.output.md,
     output:
         "figures/all",
     params:
-        figures=FIGURES + [{"path": CLAIMS_REPORT, "paper": "both", "figure": "claims report"}],
+        figures=FIGURES + TABLES + [{"path": CLAIMS_REPORT, "paper": "both", "figure": "claims report"}],
     log:
         "logs/figures_manifest.log",
     conda:
