@@ -63,8 +63,8 @@ def test_rank_one_init_structure(seed):
     assert torch.allclose(model.W_2, model.W_1.T)
     _, _, right = torch.linalg.svd(model.W_1.detach())
     assert abs(torch.dot(right[0], alpha).abs() / alpha.norm() - 1) < 1e-5
-    left, _, _ = torch.linalg.svd(model.W_V.detach())
-    assert abs(torch.dot(left[:, 0], alpha).abs() / alpha.norm() - 1) < 1e-5
+    _, _, right = torch.linalg.svd(model.W_V.detach())  # W_V = v alpha^T: reads inputs along alpha
+    assert abs(torch.dot(right[0], alpha).abs() / alpha.norm() - 1) < 1e-5
     assert _rank(model.W_Q.detach()) == D and _rank(model.W_K.detach()) == D  # standard
 
 
@@ -114,3 +114,20 @@ def test_tables_render_markdown_and_booktabs():
     assert markdown.splitlines()[0] == "| parameter | shape | count |" and "| p_n | 1024 x 8 | 8192 |" in markdown
     latex = to_latex(settings2, "Settings.", "tab:x")
     assert all(rule in latex for rule in ("\\toprule", "\\midrule", "\\bottomrule")) and "p\\_n" in latex
+
+
+@pytest.mark.parametrize("side, rank_after_step", [("input", 1), ("output", 2)])
+def test_gradient_steps_keep_rank_one_value_only_with_alpha_on_the_input_side(side, rank_after_step):
+    """Inputs x_n e + p_n lie along alpha, so dL/dW_V = sum delta x^T has row space alpha."""
+    from replication.local_to_global.data import BatchStream
+    from replication.local_to_global.markov import MarkovChain
+
+    model = initialise(
+        MarkovTransformer(TransformerConfig(d=D, context=64)), "rank_one", 0.02, torch.Generator().manual_seed(3), side
+    )
+    x, y = next(BatchStream(MarkovChain(0.2, 0.3), 8, 64, seed=1, chunk=1))
+    model.loss(x, y).backward()
+    with torch.no_grad():
+        stepped = model.W_V - 0.5 * model.W_V.grad
+    assert _rank(model.W_V.detach()) == 1
+    assert _rank(stepped, tol=1e-5) == rank_after_step

@@ -64,8 +64,14 @@ class MarkovTransformer(nn.Module):
 
 
 @torch.no_grad()
-def initialise(model: MarkovTransformer, init: str, sigma: float, generator: torch.Generator) -> MarkovTransformer:
-    """Set the parameters to one of the paper's initialisations (spec §4); draws only from ``generator``."""
+def initialise(
+    model: MarkovTransformer, init: str, sigma: float, generator: torch.Generator, rank_one_value: str = "input"
+) -> MarkovTransformer:
+    """Set the parameters to one of the paper's initialisations (spec §4); draws only from ``generator``.
+
+    ``rank_one_value`` puts alpha on the input side of the rank-one ``W_V`` (``v alpha^T``, kept
+    rank one by gradient steps, whose inputs lie along alpha) or on its output side (``alpha v^T``).
+    """
     if init not in INITS:
         raise ValueError(f"unknown initialisation {init!r}; allowed: {', '.join(INITS)}")
     m = model
@@ -97,7 +103,7 @@ def initialise(model: MarkovTransformer, init: str, sigma: float, generator: tor
         m.p.copy_((-scale / 2 * alpha).expand_as(m.p))
         m.W_1.copy_(torch.outer(w, alpha))
         m.W_2.copy_(torch.outer(alpha, w))
-        m.W_V.copy_(torch.outer(alpha, v))
+        m.W_V.copy_(torch.outer(v, alpha) if rank_one_value == "input" else torch.outer(alpha, v))
     return model
 
 

@@ -96,7 +96,11 @@ def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = 
 
     # Initialise on the CPU so that every device starts from the same parameters.
     model = initialise(
-        make_model(settings), init, settings["sigma"], torch.Generator().manual_seed(stream_seed(seed, _INIT))
+        make_model(settings),
+        init,
+        settings["sigma"],
+        torch.Generator().manual_seed(stream_seed(seed, _INIT)),
+        settings.get("rank_one_value", "input"),
     ).to(device)
     optimizer = make_optimizer(model, settings)
     schedule = make_schedule(optimizer, settings, steps)
