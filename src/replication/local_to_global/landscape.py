@@ -9,27 +9,33 @@ from .flow import integrate_flow
 from .markov import MarkovChain
 
 
+def _trajectory_frame(chain: MarkovChain, t: np.ndarray, coordinates: dict, energy, loss, **per_start) -> pd.DataFrame:
+    """Tidy rows (chain, trajectory, t, coordinates, energy, loss, per-start labels) of a batch of flows.
+
+    ``coordinates``, ``energy`` and ``loss`` are (len(t), n) arrays; ``per_start`` values are (n,).
+    """
+    n = next(iter(coordinates.values())).shape[1]
+    columns = {"p": chain.p, "q": chain.q, "trajectory": np.tile(np.arange(n), len(t)), "t": np.repeat(t, n)}
+    columns.update({name: values.reshape(-1) for name, values in coordinates.items()})
+    columns.update(energy=np.asarray(energy).reshape(-1), loss=np.asarray(loss).reshape(-1))
+    columns.update({name: np.tile(values, len(t)) for name, values in per_start.items()})
+    return pd.DataFrame(columns)
+
+
 def fig1_flows(chain: MarkovChain, n: int, extent: float, flow_time: float, rng: np.random.Generator, samples: int = 200) -> pd.DataFrame:
     """``n`` gradient-flow trajectories from uniform starts in the window, sampled in log time."""
     starts = rng.uniform(-0.9 * extent, 0.9 * extent, size=(n, 2))
     times = np.concatenate([[0.0], np.geomspace(1e-3, flow_time, samples - 1)])
     t, path = integrate_flow(canonical.flow_gradient(chain), starts, flow_time, t_eval=times)
     e, w = path[..., 0], path[..., 1]
-    endpoint = canonical.classify_endpoint(chain, e[-1], w[-1])
-    predicted = canonical.predicted_basin(chain, starts[:, 0], starts[:, 1])
-    return pd.DataFrame(
-        {
-            "p": chain.p,
-            "q": chain.q,
-            "trajectory": np.tile(np.arange(n), len(t)),
-            "t": np.repeat(t, n),
-            "e": e.reshape(-1),
-            "w": w.reshape(-1),
-            "energy": canonical.energy(e, w).reshape(-1),
-            "loss": canonical.loss(chain, e, w).reshape(-1),
-            "endpoint": np.tile(endpoint, len(t)),
-            "predicted_basin": np.tile(predicted, len(t)),
-        }
+    return _trajectory_frame(
+        chain,
+        t,
+        {"e": e, "w": w},
+        energy=canonical.energy(e, w),
+        loss=canonical.loss(chain, e, w),
+        endpoint=canonical.classify_endpoint(chain, e[-1], w[-1]),
+        predicted_basin=canonical.predicted_basin(chain, starts[:, 0], starts[:, 1]),
     )
 
 
@@ -48,18 +54,11 @@ def attention_flows(chain: MarkovChain, n: int, sigma: float, flow_time: float, 
     # atol tiny: relative accuracy where flows approach e = 0 or w = 0 geometrically
     t, path = integrate_flow(field, starts, flow_time, t_eval=times, atol=1e-30, method="DOP853")
     e, w, a = np.moveaxis(path, -1, 0)
-    endpoint = canonical_attention.classify_endpoint(chain, e[-1], w[-1], a[-1])
-    return pd.DataFrame(
-        {
-            "p": chain.p,
-            "q": chain.q,
-            "trajectory": np.tile(np.arange(n), len(t)),
-            "t": np.repeat(t, n),
-            "e": e.reshape(-1),
-            "w": w.reshape(-1),
-            "a": a.reshape(-1),
-            "energy": canonical_attention.energy(e, w, a).reshape(-1),
-            "loss": canonical_attention.loss(chain, e, w, a).reshape(-1),
-            "endpoint": np.tile(endpoint, len(t)),
-        }
+    return _trajectory_frame(
+        chain,
+        t,
+        {"e": e, "w": w, "a": a},
+        energy=canonical_attention.energy(e, w, a),
+        loss=canonical_attention.loss(chain, e, w, a),
+        endpoint=canonical_attention.classify_endpoint(chain, e[-1], w[-1], a[-1]),
     )
