@@ -39,6 +39,9 @@ CLUSTER_FLAGS = [
 RUN_TIMEOUT = 600
 SUBMITTED = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (.+)\)\.")
 RULE_BLOCK = re.compile(r"^(local)?rule (\w+):\n((?:    .*\n)+)", re.MULTILINE)
+# A failed job's own logs, which Snakemake (show-failed-logs) copies between '=' rulers: the
+# job's inner Snakemake names its rule again there, as job 0.
+EMBEDDED_LOG = re.compile(r"^Logfile .*:\n(={20,})\n.*?^\1$", re.MULTILINE | re.DOTALL)
 
 
 def fail(message: str) -> None:
@@ -84,6 +87,7 @@ def computing() -> set[str]:
 def jobs_in_log(text: str) -> tuple[list[dict], dict[str, str]]:
     """The jobs a Snakemake log executed ({rule, local, outputs}) and snakemake job id -> SLURM id."""
     jobs = []
+    text = EMBEDDED_LOG.sub("", text)
     for match in RULE_BLOCK.finditer(text):
         fields = dict(re.findall(r"^    (\w+): (.*)$", match.group(3), re.MULTILINE))
         outputs = [path for path in fields.get("output", "").split(", ") if path]
