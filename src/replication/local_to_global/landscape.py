@@ -9,6 +9,19 @@ from .flow import integrate_flow
 from .markov import MarkovChain
 
 
+def flows_for_chains(settings: dict, integrate, log) -> pd.DataFrame:
+    """Flows for every chain of ``settings``, ``integrate(chain, rng)`` drawing from one seeded stream."""
+    rng = np.random.default_rng(settings["seed"])
+    frames = []
+    for spec in settings["chains"]:
+        chain = MarkovChain(spec["p"], spec["q"])
+        frame = integrate(chain, rng)
+        ends = frame[frame.t == frame.t.max()]
+        log.info("p=%s q=%s endpoints: %s", chain.p, chain.q, ends.endpoint.value_counts().to_dict())
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
 def _trajectory_frame(chain: MarkovChain, t: np.ndarray, coordinates: dict, energy, loss, **per_start) -> pd.DataFrame:
     """Tidy rows (chain, trajectory, t, coordinates, energy, loss, per-start labels) of a batch of flows.
 
