@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from replication.benign_overfitting import plots
-from replication.benign_overfitting.claims import all_claims, fig3_claims, grid_claims
+from replication.benign_overfitting.claims import all_claims, fig2_claims, fig3_claims, grid_claims
 from replication.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
 from replication.benign_overfitting.grid import GRID_COLUMNS, Model
 from replication.benign_overfitting.runs import fig1_selections, trajectory
@@ -63,6 +63,15 @@ def test_fig3_picks_samples_by_final_argmax():
     assert not data[data.row == "Noisy sample"].matched.any()
     claims = {c.claim_id: c for c in fig3_claims({p: _synthetic_trajectory([RELEVANT]) for p in "abc"})}
     assert not claims["fig3b_noisy_select_irrelevant"].holds and claims["fig3c_noisy_stuck_relevant"].holds
+
+
+def test_fig2_claims_read_the_final_relevant_probability():
+    # Clean samples end with r = 0.86; noisy ones on W_{-Y*} (r = 0.02) or stuck on R (r = 0.86).
+    fitted = {c.claim_id: c for c in fig2_claims(_synthetic_trajectory([WEAK_OPPOSITE]), clean_least=0.8)}
+    assert fitted["fig2_clean_r_to_one"].holds and fitted["fig2_noisy_r_to_zero"].holds
+    assert fitted["fig2_noisy_r_to_zero"].measured == pytest.approx(0.02)
+    stuck = {c.claim_id: c for c in fig2_claims(_synthetic_trajectory([WEAK_OPPOSITE, RELEVANT]))}
+    assert not stuck["fig2_noisy_r_to_zero"].holds and not stuck["fig2_clean_r_to_one"].holds
 
 
 def test_real_trajectory_and_fig2():

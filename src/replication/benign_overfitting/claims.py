@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..claims import Claim
 from .data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
-from .plots import final_roles
+from .plots import final_roles, relevant_probability
 
 PAPER = "Benign overfitting"
 
@@ -32,6 +32,19 @@ def fig1_claims(frame: pd.DataFrame) -> list[Claim]:
                 value, f"[{low:g}, {high:g}]", low - 1e-9 <= value <= high + 1e-9,
                 f"{split} accuracy {value:.3f} of the hard selection argmax_t x_t . p"))
     return claims
+
+
+def fig2_claims(traj: dict, clean_least: float = 0.9, noisy_most: float = 0.1) -> list[Claim]:
+    """Fig. 2 (drawn from the run of Fig. 3a): clean samples end with r near 1, noisy ones near 0."""
+    final = relevant_probability(traj)[-1]
+    clean, noisy = final[~traj["noisy"]].min(), final[traj["noisy"]].max()
+    run = f"d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}, {int(traj['steps'][-1])} steps"
+    return [
+        _claim("fig2_clean_r_to_one", "Fig. 2", "clean samples' relevant-token probability r goes to 1",
+               clean, f">= {clean_least:g}", clean >= clean_least, f"smallest final r over clean samples; {run}"),
+        _claim("fig2_noisy_r_to_zero", "Fig. 2", "noisy samples' relevant-token probability r goes to 0",
+               noisy, f"<= {noisy_most:g}", noisy <= noisy_most, f"largest final r over noisy samples; {run}"),
+    ]
 
 
 def fig3_claims(trajectories: dict[str, dict]) -> list[Claim]:
@@ -119,4 +132,4 @@ def grid_claims(grid: pd.DataFrame) -> list[Claim]:
 
 
 def all_claims(grid: pd.DataFrame, fig1_frame: pd.DataFrame, trajectories: dict[str, dict]) -> list[Claim]:
-    return fig1_claims(fig1_frame) + fig3_claims(trajectories) + grid_claims(grid)
+    return fig1_claims(fig1_frame) + fig2_claims(trajectories["a"]) + fig3_claims(trajectories) + grid_claims(grid)

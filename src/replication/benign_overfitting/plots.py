@@ -52,11 +52,15 @@ def fig1(frame: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     return fig, frame.assign(accuracy=accuracy)
 
 
+def relevant_probability(traj: dict) -> np.ndarray:
+    """r = s_R of every recorded step and training sample, shape (steps, samples)."""
+    relevant_token = np.argmax(traj["roles"] == RELEVANT, axis=1)
+    return np.take_along_axis(traj["probabilities"], relevant_token[None, :, None], axis=-1)[..., 0]
+
+
 def fig2(traj: dict) -> tuple[plt.Figure, pd.DataFrame]:
     """S = r (1 - r) against r = s_R along a real run: clean samples go to r -> 1, noisy to r -> 0."""
-    probabilities = traj["probabilities"]
-    roles = traj["roles"]
-    relevant = np.take_along_axis(probabilities, np.argmax(roles == RELEVANT, axis=1)[None, :, None], axis=-1)[..., 0]
+    relevant = relevant_probability(traj)
     frame = pd.DataFrame({
         "step": np.repeat(traj["steps"], relevant.shape[1]),
         "sample": np.tile(np.arange(relevant.shape[1]), len(traj["steps"])),
