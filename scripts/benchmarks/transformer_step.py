@@ -13,23 +13,22 @@ import argparse
 import os
 import resource
 import time
+from pathlib import Path
 
 import torch
+import yaml
 
+from replication.config import validate_config
 from replication.local_to_global.data import sample_sequences
 from replication.local_to_global.markov import MarkovChain
+from replication.local_to_global.runs import run_settings
 from replication.local_to_global.train import train
 
-CHAIN = MarkovChain(0.5, 0.8)
-SETTINGS = {
-    "model": {"d": 8, "context": 1024, "mlp_ratio": 4},
-    "batch_size": 16,
-    "sigma": 0.02,
-    "optimizer": {"name": "adamw", "lr": 0.002, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 0.001, "no_decay": ["p", "b"]},
-    "schedule": {"name": "onecycle", "warmup": 0.02, "div_factor": 100.0, "final_div_factor": 0.05},
-    "chunk": 50,
-    "checkpoints": [],
-}
+ROOT = Path(__file__).resolve().parents[2]
+# The paper settings of Fig. 4, read from the project's config so the benchmark cannot drift.
+_CONFIG = validate_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()), ROOT / "workflow" / "schemas" / "config.schema.yaml")
+SETTINGS = {**run_settings(_CONFIG["local_to_global"]["transformer"], "fig4"), "checkpoints": []}
+CHAIN = MarkovChain(SETTINGS["chain"]["p"], SETTINGS["chain"]["q"])
 
 
 def timed(fn):
@@ -69,8 +68,8 @@ def main():
     g = torch.Generator().manual_seed(0)
     reps = 20
     torch.set_num_threads(1)
-    loop_wall, loop_cpu = (t / reps for t in timed(lambda: [loop_sampler(CHAIN, 16, 1025, g) for _ in range(reps)]))
-    bulk_wall, bulk_cpu = (t / reps for t in timed(lambda: sample_sequences(CHAIN, (reps, 16), 1025, g)))
+    loop_wall, loop_cpu = (t / reps for t in timed(lambda: [loop_sampler(CHAIN, SETTINGS["batch_size"], SETTINGS["model"]["context"] + 1, g) for _ in range(reps)]))
+    bulk_wall, bulk_cpu = (t / reps for t in timed(lambda: sample_sequences(CHAIN, (reps, SETTINGS["batch_size"]), SETTINGS["model"]["context"] + 1, g)))
     print(f"sampling one batch (1 thread): Python loop over positions {loop_wall * 1e3:.2f} ms wall "
           f"({loop_cpu * 1e3:.2f} ms CPU), bulk {bulk_wall * 1e3:.3f} ms wall ({bulk_cpu * 1e3:.3f} ms CPU): "
           f"x{loop_cpu / bulk_cpu:.0f} less CPU")
