@@ -1,9 +1,9 @@
 """results/claims.csv and figures/claims.md from the registered claims tables."""
-from replication.claims_report import claims_markdown, merge_claims
+from replication.claims_report import claims_markdown, merge_claims, summary_line
 from replication.io import log_to, write_csv, write_text
 
 log = log_to(snakemake.log[0])
 claims = merge_claims(snakemake.input.tables)
-log.info("%d claims, %d hold", len(claims), claims.holds.sum())
+log.info("%s", summary_line(claims))
 write_csv(claims, snakemake.output.csv)
 write_text(claims_markdown(claims), snakemake.output.md)

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replication.claims import CLAIM_COLUMNS, Claim, write_claims
+from replication.claims import CLAIM_COLUMNS, Claim, documentation, not_checkable, over_runs, write_claims
 from replication.claims_report import (BENIGN_OVERFITTING, LOCAL_TO_GLOBAL, SPEC_CLAIMS, claims_markdown,
-                                       merge_claims)
+                                       merge_claims, summary_line)
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
 
@@ -63,7 +63,7 @@ def test_no_tables_lists_every_claim_as_not_reproduced():
 
 def test_holds_read_from_text(tmp_path):
     frame = pd.DataFrame([[LOCAL_TO_GLOBAL, "5", "Fig. 4", "s", 0.004, "<= 0.01", "True", "r"],
-                          [LOCAL_TO_GLOBAL, "6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"]], columns=CLAIM_COLUMNS)
+                          [LOCAL_TO_GLOBAL, "6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"]], columns=CLAIM_COLUMNS[:8])
     frame.to_csv(tmp_path / "t.csv", index=False)
     merged = merge_claims([tmp_path / "t.csv"]).set_index("claim_id")
     assert merged.loc["L2G-5", "holds"] and not merged.loc["L2G-6", "holds"]
@@ -76,7 +76,7 @@ def test_markdown_shows_every_row_with_its_verdict(tables):
     assert len(rows) == len(merged)
     assert sum("| PASS |" in r for r in rows) == merged.holds.sum() == 3
     assert sum("**NOT REPRODUCED**" in r for r in rows) == len(merged) - 3
-    assert f"3 of {len(merged)} claims pass" in text
+    assert f"3 of {len(merged)} checked claims pass" in text
     assert "## Local to Global" in text and "## Benign overfitting" in text
     assert "\\|\\|mu\\|\\|" in text  # table cells keep their pipes escaped
 
@@ -90,3 +90,33 @@ def test_catalogue_follows_the_spec_lists():
     benign = (SPEC / "benign-overfitting.md").read_text().split("## 4.")[1].split("## 5.")[0]
     figures = sorted(set(re.findall(r"\*\*Fig\. (\d)", benign)))
     assert figures == [c.number for c in SPEC_CLAIMS if c.paper == BENIGN_OVERFITTING]
+
+
+def test_only_checked_claims_count(tmp_path):
+    write_claims([
+        Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "checked and holds", 1.0, "= 1", True, "r"),
+        documentation(LOCAL_TO_GLOBAL, "3", "Fig. 1", "identity", 0.0, "= 0", True, "r", "a formula with itself"),
+        not_checkable(LOCAL_TO_GLOBAL, "text-1", "Sec. 5", "a sentence", "no data"),
+    ], tmp_path / "t.csv")
+    merged = merge_claims([tmp_path / "t.csv"])
+    line = summary_line(merged)
+    # 1 checked row holds; the spec claims no table reports (L2G-2, 4, ...) are checked and fail.
+    checked = merged[merged.kind == "checked"]
+    assert line.startswith(f"1 of {len(checked)} checked claims pass")
+    assert "1 documentation rows" in line and "1 sentences that are not checkable" in line
+    text = claims_markdown(merged)
+    assert "| documentation |" in text and "| not checkable |" in text
+
+
+def test_over_runs_statistics():
+    stats = over_runs([True, True, True, False, True])
+    assert stats["n_runs"] == 5 and stats["holds_fraction"] == pytest.approx(0.8) and not stats["holds"]
+    # Clopper-Pearson 95% for 4/5: [0.2836, 0.9949]
+    assert stats["ci_low"] == pytest.approx(0.28358, abs=1e-4) and stats["ci_high"] == pytest.approx(0.99495, abs=1e-4)
+    assert over_runs([True] * 5)["holds"] and over_runs([True] * 5)["ci_low"] == pytest.approx(0.025 ** 0.2, abs=1e-9)
+    assert over_runs([True, False, True, True], required=0.75)["holds"]
+
+
+def test_unknown_kind_is_rejected():
+    with pytest.raises(ValueError, match="kind 'maybe'; allowed: checked, documentation, not checkable"):
+        Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "s", 1.0, "t", True, "r", kind="maybe")

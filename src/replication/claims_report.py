@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .claims import CLAIM_COLUMNS
+from .claims import CLAIM_COLUMNS, KINDS
 
 LOCAL_TO_GLOBAL = "Local to Global"
 BENIGN_OVERFITTING = "Benign overfitting"
@@ -113,6 +113,13 @@ def merge_claims(tables: list[str | os.PathLike]) -> pd.DataFrame:
             missing.append(str(table))
     reported = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CLAIM_COLUMNS)
     reported = reported.reindex(columns=CLAIM_COLUMNS)
+    # Tables without the statistics columns report one checked measurement per row.
+    reported["kind"] = reported["kind"].fillna("checked")
+    reported["rule"] = reported["rule"].fillna("single measurement")
+    reported["n_runs"] = reported["n_runs"].fillna(1)
+    unknown = sorted(set(reported["kind"]) - set(KINDS))
+    if unknown:
+        raise ValueError(f"claims tables: kind {', '.join(map(repr, unknown))}; allowed: {', '.join(KINDS)}")
     reported["paper"] = reported["paper"].map(paper_of)
     reported["holds"] = reported["holds"].map(_holds).astype(bool)
     keys = [spec_number(r.paper, r.claim_id, r.figure) for r in reported.itertuples()]
@@ -130,11 +137,13 @@ def merge_claims(tables: list[str | os.PathLike]) -> pd.DataFrame:
                 reason += f" (missing: {', '.join(missing)})"
             rows.append({"paper": claim.paper, "claim_id": claim.claim_id, "figure": claim.figure,
                          "statement": claim.statement, "measured": np.nan, "threshold": claim.threshold,
-                         "holds": False, "reason": reason})
+                         "holds": False, "reason": reason, "kind": "checked", "rule": "no measurement",
+                         "n_runs": 0, "holds_fraction": np.nan, "ci_low": np.nan, "ci_high": np.nan})
     # Rows beyond the spec's lists are kept too: a reported claim is never dropped.
     rows += [r for r, k in zip(reported.to_dict("records"), keys) if (r["paper"], k) not in spec]
     merged = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     merged["holds"] = merged["holds"].astype(bool)
+    merged["n_runs"] = merged["n_runs"].astype(int)
     order = {paper: i for i, paper in enumerate(_PREFIX)}
     return merged.sort_values("paper", key=lambda p: p.map(order).fillna(len(order)), kind="stable", ignore_index=True)
 
@@ -145,19 +154,43 @@ def _escape(value) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def _fraction(row) -> str:
+    if row.kind != "checked" or not np.isfinite(row.holds_fraction):
+        return ""
+    if np.isfinite(row.ci_low):
+        return f"{row.holds_fraction:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}]"
+    return f"{row.holds_fraction:.2f}"
+
+
+def _result(row) -> str:
+    if row.kind == "checked":
+        return "PASS" if row.holds else "**NOT REPRODUCED**"
+    return row.kind
+
+
+def summary_line(claims: pd.DataFrame) -> str:
+    """Counts checked claims only: documentation and not-checkable rows never count as reproduced."""
+    checked = claims[claims.kind == "checked"]
+    passed = int(checked.holds.sum())
+    others = {kind: int((claims.kind == kind).sum()) for kind in KINDS[1:]}
+    return (f"{passed} of {len(checked)} checked claims pass; {len(checked) - passed} are NOT REPRODUCED. "
+            f"Not counted: {others['documentation']} documentation rows (cannot fail by construction) and "
+            f"{others['not checkable']} sentences that are not checkable here (reason given).")
+
+
 def claims_markdown(claims: pd.DataFrame) -> str:
-    """A readable report: per paper, every claim with PASS or NOT REPRODUCED and the reason."""
-    lines = ["# Claims of both papers, checked by the pipeline", ""]
-    passed = int(claims.holds.sum())
-    lines += [f"{passed} of {len(claims)} claims pass; {len(claims) - passed} are NOT REPRODUCED. "
-              "The data is in `results/claims.csv`.", ""]
+    """A readable report: per paper, every claim with PASS, NOT REPRODUCED or its kind, and the reason."""
+    lines = ["# Claims of both papers, checked by the pipeline", "",
+             summary_line(claims) + " The data is in `results/claims.csv`; `runs` is the number of runs "
+             "(seeds, cells) a claim is judged over and `holds in` the fraction of them in which it holds, "
+             "with a 95% Clopper-Pearson interval.", ""]
     for paper, group in claims.groupby("paper", sort=False):
         lines += [f"## {paper}", "",
-                  "| claim | figure | statement | measured | threshold | result | reason |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| claim | figure | statement | measured | threshold | rule | runs | holds in | result | reason |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for row in group.itertuples():
-            result = "PASS" if row.holds else "**NOT REPRODUCED**"
-            cells = [_escape(c) for c in (row.claim_id, row.figure, row.statement, row.measured, row.threshold)]
-            lines.append("| " + " | ".join(cells + [result, _escape(row.reason)]) + " |")
+            cells = [_escape(c) for c in (row.claim_id, row.figure, row.statement, row.measured, row.threshold,
+                                          row.rule, int(row.n_runs))]
+            lines.append("| " + " | ".join(cells + [_fraction(row), _result(row), _escape(row.reason)]) + " |")
         lines.append("")
     return "\n".join(lines)

@@ -71,7 +71,8 @@ def make_schedule(optimizer: torch.optim.Optimizer, settings: dict, steps: int):
     return torch.optim.lr_scheduler.OneCycleLR(
         optimizer,
         max_lr=lr,
-        total_steps=max(steps, 2),
+        # ``horizon``: the cycle spans a longer run than this one (the run stops before it ends).
+        total_steps=max(steps, schedule.get("horizon") or steps, 2),
         pct_start=schedule["warmup"],
         anneal_strategy="cos",
         cycle_momentum=False,
@@ -95,13 +96,15 @@ def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = 
     ckpt_steps = sorted({s for s in settings["checkpoints"] if s <= steps})
 
     # Initialise on the CPU so that every device starts from the same parameters.
-    model = initialise(
-        make_model(settings),
-        init,
-        settings["sigma"],
-        torch.Generator().manual_seed(stream_seed(seed, _INIT)),
-        settings.get("rank_one_value", "input"),
-    ).to(device)
+    generator = torch.Generator().manual_seed(stream_seed(seed, _INIT))
+    if settings.get("embedding", "scalar") == "two_symbol":
+        from .ablation import build_two_symbol  # the authors' vocabulary-2 embedding (Fig. 3 ablation)
+
+        model = build_two_symbol(settings, generator).to(device)
+    else:
+        model = initialise(
+            make_model(settings), init, settings["sigma"], generator, settings.get("rank_one_value", "input")
+        ).to(device)
     optimizer = make_optimizer(model, settings)
     schedule = make_schedule(optimizer, settings, steps)
     train_data = BatchStream(chain, batch, context, stream_seed(seed, _TRAIN), chunk, device)
