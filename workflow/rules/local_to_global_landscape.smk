@@ -162,12 +162,13 @@ rule l2g_basins_figure:
 
 
 rule l2g_claims_landscape:
-    """Claims 1-4 of the spec (basins, energy, endpoint losses, small initialisations)."""
+    """Claims 1-4 of the spec (basins, energy, endpoint losses on sampled sequences, small initialisations)."""
     input:
         basins=rules.l2g_basins.output[0],
         grid=rules.l2g_basin_grid.output[0],
     output:
         "results/local_to_global/claims_landscape.csv",
+        sampled="results/local_to_global/endpoint_losses_sampled.csv",
     params:
         settings=config["local_to_global"]["basins"],
     log:

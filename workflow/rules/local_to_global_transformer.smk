@@ -42,12 +42,14 @@ rule l2g_transformer_train:
 rule l2g_fig3:
     """Fig. 3: W_V and W_1 from the standard init at the checkpoints, and their top singular value share."""
     input:
-        checkpoints=run_files(L2G_TRANSFORMER, "fig3", "checkpoints.npz")[0],
+        # The first seed's heatmaps; the structure table covers every seed.
+        checkpoints=run_files(L2G_TRANSFORMER, "fig3", "checkpoints.npz"),
     output:
         **figure_outputs(L2G_FIG3, caption="../report/l2g_fig3.rst", category="Local to Global"),
         structure=f"{L2G_FIGURES}/fig3_structure.csv",
     params:
         settings=L2G_RUN_SETTINGS["fig3"],
+        runs=runs(L2G_TRANSFORMER, "fig3"),
     log:
         "logs/local_to_global/fig3.log",
     resources:
@@ -62,12 +64,14 @@ rule l2g_fig3:
 rule l2g_fig6:
     """Fig. 6: as Fig. 3, from the rank-one init."""
     input:
-        checkpoints=run_files(L2G_TRANSFORMER, "fig6", "checkpoints.npz")[0],
+        # The first seed's heatmaps; the structure table covers every seed.
+        checkpoints=run_files(L2G_TRANSFORMER, "fig6", "checkpoints.npz"),
     output:
         **figure_outputs(L2G_FIG6, caption="../report/l2g_fig6.rst", category="Local to Global"),
         structure=f"{L2G_FIGURES}/fig6_structure.csv",
     params:
         settings=L2G_RUN_SETTINGS["fig6"],
+        runs=runs(L2G_TRANSFORMER, "fig6"),
     log:
         "logs/local_to_global/fig6.log",
     resources:

@@ -146,18 +146,23 @@ def fig3(traj: dict, panel: str) -> tuple[plt.Figure, pd.DataFrame]:
     return fig, pd.concat(frames, ignore_index=True)
 
 
-def _pivot(grid: pd.DataFrame, column: str) -> pd.DataFrame:
-    """d on rows (largest first, so 250 is at the bottom), ||mu|| on columns; mean over seeds."""
-    table = grid.pivot_table(index="d", columns="signal_norm", values=column, aggfunc="mean")
+def _pivot(grid: pd.DataFrame, column: str, statistic: str = "mean") -> pd.DataFrame:
+    """d on rows (largest first, so 250 is at the bottom), ||mu|| on columns; ``statistic`` over seeds
+    (``mean``, or ``std``: the sample standard deviation, NaN with one seed)."""
+    table = grid.pivot_table(index="d", columns="signal_norm", values=column, aggfunc=statistic, dropna=False)
     table.columns = [f"{c:g}" for c in table.columns]
     return table.sort_index(ascending=False)
 
 
-def heatmaps(grid: pd.DataFrame, panels: list[dict], suptitle: str | None = None) -> tuple[plt.Figure, pd.DataFrame]:
-    """One heatmap per panel: {column, title, cmap, centre (optional: diverging around it)}."""
+def heatmaps(grid: pd.DataFrame, panels: list[dict], suptitle: str | None = None, statistic: str = "mean"
+             ) -> tuple[plt.Figure, pd.DataFrame]:
+    """One heatmap per panel: {column, title, cmap, centre (optional: diverging around it)}; each cell
+    shows ``statistic`` over the seeds of that (d, ||mu||)."""
+    seeds = grid.seed.nunique()
+    over = f"{'mean' if statistic == 'mean' else 'std'} of {seeds} seed{'s' if seeds > 1 else ''}"
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), squeeze=False)
     for ax, panel in zip(axes[0], panels):
-        table = _pivot(grid, panel["column"])
+        table = _pivot(grid, panel["column"], statistic)
         norm = None
         if "centre" in panel:
             low, high = np.nanmin(table.values), np.nanmax(table.values)
@@ -166,11 +171,14 @@ def heatmaps(grid: pd.DataFrame, panels: list[dict], suptitle: str | None = None
         sns.heatmap(table, ax=ax, cmap=panel.get("cmap", "viridis"), norm=norm, square=False,
                     cbar_kws={"label": panel.get("label", panel["column"])},
                     xticklabels=2, yticklabels=2)
-        ax.set(title=panel["title"], xlabel=r"Signal norm $\|\mu\|_2$", ylabel="Dimension $d$")
+        ax.set(title=f"{panel['title']} ({over})", xlabel=r"Signal norm $\|\mu\|_2$", ylabel="Dimension $d$")
     if suptitle:
         fig.suptitle(suptitle, y=1.02)
     fig.tight_layout()
     columns = ["d", "signal_norm", "seed"] + [panel["column"] for panel in panels]
+    if statistic != "mean":
+        spread = grid.groupby(["d", "signal_norm"])[columns[3:]].agg(statistic).reset_index()
+        return fig, spread.assign(seeds=seeds).sort_values(["d", "signal_norm"]).reset_index(drop=True)
     return fig, grid[columns].sort_values(["d", "signal_norm", "seed"]).reset_index(drop=True)
 
 
@@ -188,9 +196,15 @@ HEATMAPS = {
                           suptitle="As coded, first logged step: ratio of the classes' mean sample index"),
     "accuracy": dict(panels=[dict(column="train_accuracy", title="Train accuracy", label="accuracy"),
                              dict(column="test_accuracy", title="Test accuracy", label="accuracy")]),
+    # Companion of the mean heatmaps: how much each cell moves from seed to seed.
+    "seed_spread": dict(panels=[dict(column="eq9_ratio", title="Eq. 9 ratio", label="std over seeds"),
+                                dict(column="eq10_ratio", title="Eq. 10 ratio", label="std over seeds"),
+                                dict(column="test_loss", title="Test loss", label="std over seeds"),
+                                dict(column="test_accuracy", title="Test accuracy", label="std over seeds")],
+                        statistic="std"),
 }
 
 
 def grid_figure(grid: pd.DataFrame, name: str) -> tuple[plt.Figure, pd.DataFrame]:
     spec = HEATMAPS[name]
-    return heatmaps(grid, spec["panels"], spec.get("suptitle"))
+    return heatmaps(grid, spec["panels"], spec.get("suptitle"), spec.get("statistic", "mean"))

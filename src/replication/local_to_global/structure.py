@@ -18,8 +18,9 @@ def abs_cos(u: np.ndarray, v: np.ndarray) -> float:
 def structure_table(checkpoints: dict[str, np.ndarray], matrices=("W_1", "W_V"), steps=None) -> pd.DataFrame:
     """One row per (matrix, checkpoint step): top share and |cos| of the top singular vectors with e.
 
-    ``cos_e_input`` uses the top right singular vector (the input space R^d, W's row space);
-    ``cos_e_output`` the top left one where the output space is R^d too (NaN for W_1, 4d x d).
+    ``cos_e_input`` uses the top right singular vector where the input space is R^d (W's row space;
+    NaN for W_2, d x 4d); ``cos_e_output`` the top left one where the output space is R^d (NaN for
+    W_1, 4d x d).
     """
     rows = []
     for index, step in enumerate(checkpoints["step"]):
@@ -34,7 +35,7 @@ def structure_table(checkpoints: dict[str, np.ndarray], matrices=("W_1", "W_V"),
                     "matrix": name,
                     "step": int(step),
                     "top_share": top_share(matrix),
-                    "cos_e_input": abs_cos(right[0], e),
+                    "cos_e_input": abs_cos(right[0], e) if matrix.shape[1] == e.shape[0] else np.nan,
                     "cos_e_output": abs_cos(left[:, 0], e) if matrix.shape[0] == e.shape[0] else np.nan,
                     # e on the hypercube up to scale: min |e_i| / max |e_i| is 1 there.
                     "e_flatness": float(np.abs(e).min() / np.abs(e).max()),
