@@ -1,7 +1,9 @@
 # Local to Global: a single-layer transformer trained on Markov chains (Figs. 3, 4, 6; Tables 1, 2).
 # One training job per (experiment, init, seed); figures, tables and claims read the runs.
 
-from replication.local_to_global.runs import RUN_PATTERN, run_files, run_settings, runs
+from replication.local_to_global.ablation import variant_settings
+from replication.local_to_global.runs import (ABLATION_PATTERN, RUN_PATTERN, ablation_files, ablation_runs,
+                                              run_files, run_settings, runs)
 
 L2G_TRANSFORMER = config["local_to_global"]["transformer"]
 L2G_EXPERIMENTS = L2G_TRANSFORMER["experiments"]
@@ -12,6 +14,11 @@ L2G_FIG3 = register_figure(f"{L2G_FIGURES}/fig3.pdf", "Local to Global", "Fig. 3
 L2G_FIG4 = register_figure(f"{L2G_FIGURES}/fig4.pdf", "Local to Global", "Fig. 4")
 L2G_FIG4_LONG = register_figure(f"{L2G_FIGURES}/fig4_long.pdf", "Local to Global", "Fig. 4 (longer horizon)")
 L2G_FIG6 = register_figure(f"{L2G_FIGURES}/fig6.pdf", "Local to Global", "Fig. 6")
+L2G_ABLATION = {
+    experiment: register_figure(f"{L2G_FIGURES}/{experiment}_ablation.pdf", "Local to Global",
+                                f"Fig. {experiment[-1]} (ablation: the authors' settings)")
+    for experiment in ("fig3", "fig6")
+}
 L2G_CLAIMS = register_claims("results/local_to_global/claims_transformer.csv")
 
 
@@ -37,6 +44,56 @@ rule l2g_transformer_train:
         ENVIRONMENT
     script:
         "../../scripts/local_to_global_transformer_train.py"
+
+
+rule l2g_ablation_train:
+    """Retrain a figure's first run with one setting of the authors' code changed (Fig. 3 / Fig. 6 ablation)."""
+    output:
+        losses=f"{ABLATION_PATTERN}/losses.csv",
+        checkpoints=f"{ABLATION_PATTERN}/checkpoints.npz",
+    wildcard_constraints:
+        experiment="fig3|fig6",
+        variant="peak_lr|schedule_horizon|two_symbol_embedding|value_output|all_authors",
+        init="standard|rank_one",
+        seed=r"\d+",
+    params:
+        settings=lambda wildcards: variant_settings(
+            L2G_RUN_SETTINGS[wildcards.experiment], L2G_TRANSFORMER["ablation"], wildcards.variant, wildcards.init
+        ),
+        run=lambda wildcards: f"ablation/{wildcards.experiment}/{wildcards.variant}/seed{wildcards.seed}",
+    threads: L2G_TRANSFORMER["threads"]
+    log:
+        "logs/local_to_global/ablation/{experiment}/{variant}/{init}/seed{seed}.log",
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/local_to_global_transformer_train.py"
+
+
+rule l2g_ablation:
+    """W_V's and W_1's top share and alignment with e at the checkpoints, per ablation variant."""
+    input:
+        checkpoints=lambda wildcards: ablation_files(L2G_TRANSFORMER, wildcards.experiment),
+    output:
+        **figure_outputs(f"{L2G_FIGURES}/{{experiment}}_ablation.pdf", caption="../report/l2g_ablation.rst",
+                         category="Local to Global"),
+    wildcard_constraints:
+        experiment="fig3|fig6",
+    params:
+        runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
+        settings=lambda wildcards: {**L2G_TRANSFORMER["ablation"], "experiment": wildcards.experiment},
+    log:
+        "logs/local_to_global/{experiment}_ablation.log",
+    resources:
+        mem_mb=2000,
+        runtime=15,
+    conda:
+        ENVIRONMENT
+    script:
+        "../../scripts/local_to_global_ablation.py"
 
 
 rule l2g_fig3:
@@ -136,6 +193,8 @@ rule l2g_transformer_claims:
         fig4=rules.l2g_fig4.output.long_csv,
         fig3=rules.l2g_fig3.output.structure,
         fig6=rules.l2g_fig6.output.structure,
+        ablation3=f"{L2G_FIGURES}/fig3_ablation.csv",
+        ablation6=f"{L2G_FIGURES}/fig6_ablation.csv",
     output:
         L2G_CLAIMS,
     params:

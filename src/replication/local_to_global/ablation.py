@@ -8,7 +8,11 @@ checkpoints of Fig. 3 and a late one matter:
 - ``schedule_horizon``: the one-cycle schedule spans a longer run (their scripts: 5000 or 8000
   iterations), so the early checkpoints sit near the peak lr instead of in the decay;
 - ``two_symbol_embedding``: a token embedding with one vector per symbol (vocabulary 2) tied to a
-  2-way output head with a bias per symbol, instead of the scalar token ``x e`` and one bias.
+  2-way output head with a bias per symbol, instead of the scalar token ``x e`` and one bias;
+- ``value_output`` (Fig. 6): the rank-one init's ``W_V = alpha v^T`` as their ``lowrank`` init
+  sets it (alpha on the output side) instead of this pipeline's ``v alpha^T``.
+
+``pipeline`` is the figure's own run (the first seed), reused, not retrained.
 
 The GPT-2 initialisation (N(0, 0.02^2), output projections / sqrt 2, positional embeddings
 N(0, 0.02^2), zero biases) is the same in both, so it is no variant.
@@ -28,7 +32,7 @@ from torch.func import functional_call
 from .model import MarkovTransformer, TransformerConfig
 from .structure import abs_cos, structure_table
 
-VARIANTS = ("pipeline", "peak_lr", "schedule_horizon", "two_symbol_embedding", "all_authors")
+VARIANTS = ("pipeline", "peak_lr", "schedule_horizon", "two_symbol_embedding", "value_output", "all_authors")
 MATRICES = ("W_V", "W_1")
 
 
@@ -83,19 +87,25 @@ def build_two_symbol(settings: dict, generator: torch.Generator) -> TwoSymbolTra
     return gpt2_initialise(TwoSymbolTransformer(TransformerConfig(**settings["model"])), settings["sigma"], generator)
 
 
-def variant_settings(run: dict, ablation: dict, variant: str) -> dict:
-    """The Fig. 3 run settings changed by one variant (``all_authors``: every change at once)."""
+def variant_settings(run: dict, ablation: dict, variant: str, init: str) -> dict:
+    """The figure's run settings changed by one variant (``all_authors``: every change that applies
+    to ``init`` at once: the two-symbol embedding to the standard init, ``value_output`` to the
+    rank-one one). Training stops at the figure's last checkpoint."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown ablation variant {variant!r}; allowed: {', '.join(VARIANTS)}")
     settings = copy.deepcopy(run)
-    settings.update(steps=ablation["steps"], checkpoints=list(ablation["checkpoints"]),
-                    eval_every=ablation["steps"], embedding="scalar")
-    if variant in ("peak_lr", "all_authors"):
+    settings.update(steps=max(run["checkpoints"]), eval_every=max(run["checkpoints"]))
+    every = variant == "all_authors"
+    if variant == "peak_lr" or every:
         settings["optimizer"]["lr"] = ablation["peak_lr"]
-    if variant in ("schedule_horizon", "all_authors"):
+    if variant == "schedule_horizon" or every:
         settings["schedule"]["horizon"] = ablation["schedule_steps"]
-    if variant in ("two_symbol_embedding", "all_authors"):
+    if variant == "two_symbol_embedding" or (every and init == "standard"):
+        if init != "standard":
+            raise ValueError("the two-symbol embedding is defined for the standard (GPT-2) init only")
         settings["embedding"] = "two_symbol"
+    if variant == "value_output" or (every and init == "rank_one"):
+        settings["rank_one_value"] = "output"
     return settings
 
 
@@ -137,3 +147,27 @@ def recovering_variants(table: pd.DataFrame, step: int, threshold: float) -> lis
     as in the authors' snapshot, where the pipeline's own run does not."""
     rows = table[(table.matrix == "W_V") & (table.step == step)]
     return [r.variant for r in rows.itertuples() if r.cos_e_output >= threshold and r.variant != "pipeline"]
+
+
+QUANTITIES = {  # column -> panel title
+    "top_share": "top singular share",
+    "cos_e_output": "|cos| output-side vector, e",
+    "cos_e_input": "|cos| input-side vector, e",
+    "cos_wv_output_w1_input": "|cos| W_V output side, W_1 input side",
+}
+
+
+def ablation_figure(table: pd.DataFrame):
+    """One panel per (matrix, quantity): the value at each checkpoint, one line per variant."""
+    import matplotlib.pyplot as plt
+
+    panels = [("W_V", q) for q in QUANTITIES] + [("W_1", "top_share"), ("W_1", "cos_e_input")]
+    fig, axes = plt.subplots(2, 3, figsize=(12, 6.4), squeeze=False)
+    for ax, (matrix, quantity) in zip(axes.ravel(), panels):
+        rows = table[table.matrix == matrix]
+        for variant, part in rows.groupby("variant", sort=False):
+            ax.plot(part.step, part[quantity], marker="o", label=variant)
+        ax.set(title=f"{matrix}: {QUANTITIES[quantity]}", xlabel="iteration", ylim=(-0.02, 1.02))
+    axes[0, 0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig, table
