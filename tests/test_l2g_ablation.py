@@ -1,0 +1,99 @@
+"""Fig. 3 / Fig. 6 ablation: the two-symbol model, the variants' settings, the schedule horizon."""
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from replication.local_to_global.ablation import (TwoSymbolTransformer, ablation_table, alignment_table,
+                                                  build_two_symbol, variant_settings)
+from replication.local_to_global.markov import MarkovChain
+from replication.local_to_global.model import MarkovTransformer, TransformerConfig
+from replication.local_to_global.train import make_optimizer, make_schedule, train
+
+RUN = {
+    "model": {"d": 4, "context": 16, "mlp_ratio": 4}, "batch_size": 4, "sigma": 0.02, "rank_one_value": "input",
+    "optimizer": {"name": "adamw", "lr": 1e-3, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 1e-3,
+                  "no_decay": ["p", "b"]},
+    "schedule": {"name": "onecycle", "warmup": 0.02, "div_factor": 100.0, "final_div_factor": 0.05},
+    "device": "cpu", "threads": 1, "chunk": 5, "chain": {"p": 0.2, "q": 0.3}, "inits": ["standard"], "seeds": [1],
+    "steps": 20, "eval_every": 5, "checkpoints": [0, 10, 20],
+}
+ABLATION = {"peak_lr": 2e-3, "schedule_steps": 500}
+
+
+def test_two_symbol_model_is_the_scalar_model_reparametrised():
+    two = build_two_symbol(RUN, torch.Generator().manual_seed(3))
+    scalar = MarkovTransformer(TransformerConfig(**RUN["model"]))
+    effective = two.effective_parameters()
+    with torch.no_grad():
+        for name, param in scalar.named_parameters():
+            param.copy_(effective[name])
+    tokens = torch.randint(0, 2, (3, 16), generator=torch.Generator().manual_seed(0))
+    target = torch.randint(0, 2, (3, 16), generator=torch.Generator().manual_seed(1))
+    assert torch.allclose(two(tokens), scalar(tokens), atol=1e-6)
+    # The 2-way cross-entropy with logits (l0, l1) equals the binary one of l1 - l0.
+    logits = torch.stack([torch.zeros(3, 16), two(tokens)], dim=-1)
+    two_way = torch.nn.functional.cross_entropy(logits.reshape(-1, 2), target.reshape(-1))
+    assert two.loss(tokens, target).item() == pytest.approx(two_way.item(), rel=1e-6)
+    assert [n for n, _ in two.named_parameters()] == ["wte", "p", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "b"]
+    assert tuple(two.wte.shape) == (2, 4) and tuple(two.b.shape) == (2,)
+    # e = wte[1] - wte[0] and the head biases are not e's draws: wte rows are N(0, sigma^2) each.
+    assert torch.equal(effective["e"], two.wte[1] - two.wte[0])
+
+
+def test_variants_change_one_setting_each():
+    base = variant_settings(RUN, ABLATION, "pipeline", "standard")
+    assert base["steps"] == 20 and base["optimizer"] == RUN["optimizer"] and "horizon" not in base["schedule"]
+    lr = variant_settings(RUN, ABLATION, "peak_lr", "standard")
+    assert lr["optimizer"]["lr"] == 2e-3 and RUN["optimizer"]["lr"] == 1e-3  # the original is not modified
+    assert variant_settings(RUN, ABLATION, "schedule_horizon", "standard")["schedule"]["horizon"] == 500
+    assert variant_settings(RUN, ABLATION, "two_symbol_embedding", "standard")["embedding"] == "two_symbol"
+    every = variant_settings(RUN, ABLATION, "all_authors", "standard")
+    assert every["optimizer"]["lr"] == 2e-3 and every["schedule"]["horizon"] == 500 and every["embedding"] == "two_symbol"
+    rank_one = variant_settings(RUN, ABLATION, "all_authors", "rank_one")
+    assert rank_one["rank_one_value"] == "output" and "embedding" not in rank_one
+    with pytest.raises(ValueError, match="allowed: pipeline, peak_lr"):
+        variant_settings(RUN, ABLATION, "bigger", "standard")
+    with pytest.raises(ValueError, match="standard"):
+        variant_settings(RUN, ABLATION, "two_symbol_embedding", "rank_one")
+
+
+def test_schedule_horizon_keeps_the_lr_near_its_peak():
+    model = MarkovTransformer(TransformerConfig(**RUN["model"]))
+    rates = {}
+    for horizon in (None, 500):
+        settings = copy.deepcopy(RUN)
+        settings["schedule"]["horizon"] = horizon
+        optimizer = make_optimizer(model, settings)
+        schedule = make_schedule(optimizer, settings, steps=20)
+        for _ in range(15):
+            optimizer.step()
+            schedule.step()
+        rates[horizon] = schedule.get_last_lr()[0]
+    assert rates[None] < 0.4e-3  # 15 of 20 steps: deep in the cosine decay
+    assert rates[500] == pytest.approx(1e-3, rel=0.01)  # 15 of 500: just past the warm-up, at the peak
+
+
+def test_two_symbol_run_trains_and_its_structure_uses_wte():
+    settings = variant_settings(RUN, ABLATION, "two_symbol_embedding", "standard")
+    result = train(MarkovChain(0.2, 0.3), "standard", 1, settings, progress=False)
+    assert "wte" in result.checkpoints and "e" not in result.checkpoints
+    assert list(result.checkpoints["step"]) == [0, 10, 20]
+    table = alignment_table(result.checkpoints)
+    assert set(table.matrix) == {"W_V", "W_1"} and len(table) == 6
+    assert table.cos_wv_output_w1_input.between(0, 1).all()
+    again = train(MarkovChain(0.2, 0.3), "standard", 1, settings, progress=False)
+    assert np.array_equal(again.checkpoints["wte"], result.checkpoints["wte"])  # seeded
+
+
+def test_alignment_table_measures_known_structure():
+    e = np.array([1.0, -1.0, 1.0, 1.0])
+    u = np.array([0.0, 1.0, 0.0, 0.0])
+    w = np.arange(1.0, 17.0)
+    checkpoints = {"step": np.array([5]), "e": e[None], "W_V": np.outer(e, u)[None], "W_1": np.outer(w, e)[None]}
+    table = ablation_table({"pipeline": checkpoints}).set_index("matrix")
+    assert table.loc["W_V", "top_share"] == pytest.approx(1.0)
+    assert table.loc["W_V", "cos_e_output"] == pytest.approx(1.0) and table.loc["W_V", "cos_e_input"] == pytest.approx(0.5)
+    assert table.loc["W_1", "cos_e_input"] == pytest.approx(1.0)
+    assert table.loc["W_V", "cos_wv_output_w1_input"] == pytest.approx(1.0)
