@@ -1,6 +1,7 @@
 """The transformer part of the smoke pipeline: run outputs, the data behind Figs. 3, 4, 6, claims, tables."""
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from conftest import ROOT, run_snakemake
@@ -45,7 +46,8 @@ def test_fig3_fig6_structure_and_heatmap_data(smoke_run):
         spec = SMOKE["experiments"][name]
         structure = pd.read_csv(smoke_run / FIGURES / f"{name}_structure.csv")
         assert sorted(structure.step.unique()) == sorted(spec["checkpoints"])
-        assert set(structure.matrix) == {"W_1", "W_V"}
+        assert set(structure.matrix) == {"W_1", "W_V", "W_Q", "W_K", "W_O", "W_2"}
+        assert sorted(structure.seed.unique()) == spec["seeds"]  # every seed's run, not only the plotted one
         assert structure.top_share.between(1 / 8 - 1e-9, 1 + 1e-9).all()
         entries = pd.read_csv(smoke_run / FIGURES / f"{name}.csv")
         d = SMOKE["model"]["d"]
@@ -58,12 +60,35 @@ def test_fig3_fig6_structure_and_heatmap_data(smoke_run):
 
 def test_claims_5_and_6_are_reported(smoke_run):
     claims = pd.read_csv(smoke_run / "results/local_to_global/claims_transformer.csv", dtype={"claim_id": str})
-    assert list(claims.claim_id) == ["5a", "5b", "6a", "6b"]
+    assert list(claims.claim_id) == ["5a", "5b", "5c", "6a", "6a-all", "6c", "6d", "6d-output", "6e", "6f-rank",
+                                     "6f-e", "6g", "6h", "6b", "6b-rest"]
     assert (claims.paper == "Local to Global").all() and claims.holds.isin([True, False]).all()
     chain = MarkovChain(**SMOKE["experiments"]["fig4"]["chain"])
     assert f"{chain.unigram_loss:.4f}" in claims.statement[0] and f"{chain.bigram_loss:.4f}" in claims.statement[1]
+    rows = claims.set_index("claim_id")
     fig6 = pd.read_csv(smoke_run / FIGURES / "fig6_structure.csv")
-    assert claims.measured[3] == fig6.top_share.min()
+    assert rows.loc["6b", "measured"] == fig6[fig6.matrix.isin(["W_1", "W_V"])].top_share.min()
+    assert rows.loc["6b", "n_runs"] == len(SMOKE["experiments"]["fig6"]["seeds"])
+    assert (rows.kind[["6g", "6h"]] == "not checkable").all() and (rows.kind.drop(["6g", "6h"]) == "checked").all()
+    # The W_V row cites the ablation, which names every variant it ran.
+    assert "ablation (fig3_ablation.csv)" in rows.loc["6d", "reason"] and "two_symbol_embedding" in rows.loc["6d", "reason"]
+
+
+def test_ablation_data(smoke_run):
+    for name, variants in (("fig3", ["pipeline", "two_symbol_embedding"]), ("fig6", ["pipeline", "value_output"])):
+        table = pd.read_csv(smoke_run / FIGURES / f"{name}_ablation.csv")
+        assert list(dict.fromkeys(table.variant)) == variants
+        assert sorted(table.step.unique()) == sorted(SMOKE["experiments"][name]["checkpoints"])
+        structure = pd.read_csv(smoke_run / FIGURES / f"{name}_structure.csv")
+        # The pipeline variant is the figure's own first run: the same numbers.
+        own = structure[(structure.seed == SMOKE["experiments"][name]["seeds"][0]) & structure.matrix.isin(["W_V", "W_1"])]
+        mine = table[table.variant == "pipeline"]
+        merged = own.merge(mine, on=["matrix", "step"], suffixes=("", "_ablation"))
+        assert len(merged) == len(mine) and np.allclose(merged.top_share, merged.top_share_ablation)
+    fig6 = pd.read_csv(smoke_run / FIGURES / "fig6_ablation.csv")
+    start = fig6[(fig6.step == 0) & (fig6.matrix == "W_V")].set_index("variant")
+    # alpha on the input side (pipeline) or on the output side (the authors' lowrank init)
+    assert start.loc["pipeline", "cos_e_input"] == pytest.approx(1.0) and start.loc["value_output", "cos_e_output"] == pytest.approx(1.0)
 
 
 def test_tables_from_the_config(smoke_run):
