@@ -48,7 +48,8 @@ def test_variants_change_one_setting_each():
     lr = variant_settings(RUN, ABLATION, "peak_lr", "standard")
     assert lr["optimizer"]["lr"] == 2e-3 and RUN["optimizer"]["lr"] == 1e-3  # the original is not modified
     assert variant_settings(RUN, ABLATION, "schedule_horizon", "standard")["schedule"]["horizon"] == 500
-    assert variant_settings(RUN, ABLATION, "two_symbol_embedding", "standard")["embedding"] == "two_symbol"
+    two = variant_settings(RUN, ABLATION, "two_symbol_embedding", "standard")
+    assert two["embedding"] == "two_symbol" and two["optimizer"]["no_decay"] == ["b", "p", "wte"]
     every = variant_settings(RUN, ABLATION, "all_authors", "standard")
     assert every["optimizer"]["lr"] == 2e-3 and every["schedule"]["horizon"] == 500 and every["embedding"] == "two_symbol"
     rank_one = variant_settings(RUN, ABLATION, "all_authors", "rank_one")

@@ -104,6 +104,8 @@ def variant_settings(run: dict, ablation: dict, variant: str, init: str) -> dict
         if init != "standard":
             raise ValueError("the two-symbol embedding is defined for the standard (GPT-2) init only")
         settings["embedding"] = "two_symbol"
+        # Their optimiser decays Linear weights only: the (tied) embedding table is not decayed.
+        settings["optimizer"]["no_decay"] = sorted({*settings["optimizer"]["no_decay"], "wte"})
     if variant == "value_output" or (every and init == "rank_one"):
         settings["rank_one_value"] = "output"
     return settings
