@@ -107,15 +107,20 @@ def _fig4(standard, ours, steps):
 
 def test_claims_5_and_6_hold_or_fail_as_the_data_says():
     chain = MarkovChain(0.5, 0.8)
-    settings = {"tolerance": 0.01, "plateau": [200, 600], "share_fig3": 0.9, "share_fig6": 0.99}
+    settings = {"tolerance": 0.01, "plateau": [200, 600], "share_fig3": 0.9, "share_fig6": 0.99,
+                "structure_step": 200, "cos_e": 0.9, "flatness": 0.5}
     steps = range(0, 2001, 10)
-    fig3 = pd.DataFrame({"matrix": ["W_1", "W_V", "W_1", "W_V"], "step": [1, 1, 200, 200], "top_share": [0.2, 0.3, 0.95, 0.97]})
-    fig6 = pd.DataFrame({"matrix": ["W_1", "W_V"], "step": [0, 200], "top_share": [1.0, 0.98], "cos_e_input": [1.0, 0.9]})
+    fig3 = pd.DataFrame({"matrix": ["W_1", "W_V", "W_1", "W_V"], "step": [1, 1, 200, 200], "top_share": [0.2, 0.3, 0.95, 0.97],
+                         "cos_e_input": [0.3, 0.2, 0.99, 0.58], "cos_e_output": [np.nan, 0.1, np.nan, 0.17],
+                         "e_flatness": [0.1, 0.1, 0.8, 0.8]})
+    fig6 = pd.DataFrame({"matrix": ["W_1", "W_V"], "step": [0, 200], "top_share": [1.0, 0.98], "cos_e_input": [1.0, 0.9],
+                         "cos_e_output": [np.nan, 0.2], "e_flatness": [1.0, 1.0]})
     paper_like = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), steps)
     claims = {c.claim_id: c for c in transformer_claims(paper_like, fig3, fig6, chain, settings)}
     assert claims["5a"].holds and claims["5b"].holds and claims["6a"].holds
     assert not claims["6b"].holds and claims["6b"].measured == pytest.approx(0.98)
     assert claims["5b"].measured < 0.01
+    assert claims["6c"].holds and not claims["6d"].holds and claims["6d"].measured == pytest.approx(0.58)
     escaping = _fig4(lambda s: chain.unigram_loss - (0.03 if s > 500 else 0.0), lambda s: chain.unigram_loss, steps)
     claims = {c.claim_id: c for c in transformer_claims(escaping, fig3, fig6, chain, settings)}
     assert not claims["5a"].holds and claims["5a"].measured == pytest.approx(0.03, abs=0.003)
