@@ -99,6 +99,7 @@ def _component_along_e(row) -> float:
 def structure_claims(fig3: pd.DataFrame, fig6: pd.DataFrame, settings: dict, ablation3: pd.DataFrame | None = None,
                      ablation6: pd.DataFrame | None = None) -> list[Claim]:
     """Figs. 3 and 6 (Sec. 5.1): rank one, components along e, e on the hypercube, the other matrices."""
+    fig3, fig6 = fig3.reset_index(drop=True), fig6.reset_index(drop=True)  # row labels are looked up below
     share3, share6, cos_e, flat = settings["share_fig3"], settings["share_fig6"], settings["cos_e"], settings["flatness"]
     steps = sorted(fig3.step.unique())
     step = settings["structure_step"] if settings["structure_step"] in steps else steps[-1]
