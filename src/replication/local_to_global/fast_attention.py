@@ -35,11 +35,12 @@ BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal 
 
 
 class _CausalBlockProduct(torch.autograd.Function):
-    """sums[r] = exp(S_r - max S_r) @ rhs_{group(r)}, S_r = queries[r] . key[:position_r + 1], in row blocks.
+    """sums[r] = exp(S_r - max S_r) @ rhs_{group(r)}[:position_r + 1], S_r = queries[r] . key[:position_r + 1].
 
-    ``blocks`` lists (rows, width, group) of row blocks in the causal staircase order. The backward is
-    written out (dS = E * dE; no mask is needed there since E is zero above the diagonal) so that the
-    blocks' probabilities are reused instead of recomputed or routed through autograd's masked ops.
+    Rows come sorted by (group, position), so each block of rows is a dense GEMM over the keys up
+    to its last position; only the columns past its first position need the causal mask. ``blocks``
+    lists (start, stop, group) of those row blocks. The backward is written out (dS = E * dE; no mask
+    is needed there since E is zero above the diagonal) and reuses the blocks' probabilities.
     """
 
     @staticmethod
@@ -47,11 +48,14 @@ class _CausalBlockProduct(torch.autograd.Function):
         rhs = (rhs0, rhs1)
         sums = queries.new_empty(queries.shape[0], rhs0.shape[1])
         probabilities = []
-        for rows, width, group in blocks:
-            scores = queries[rows] @ key[:width].T
-            scores.masked_fill_(torch.arange(width, device=key.device) > positions[rows].unsqueeze(1), float("-inf"))
+        columns = torch.arange(key.shape[0], device=key.device)
+        for start, stop, group in blocks:
+            first, width = int(positions[start]) + 1, int(positions[stop - 1]) + 1
+            scores = queries[start:stop] @ key[:width].T
+            if width > first:  # the causal mask touches only the columns past the block's first position
+                scores[:, first:].masked_fill_(columns[first:width] > positions[start:stop, None], float("-inf"))
             scores.sub_(scores.amax(1, keepdim=True)).exp_()
-            sums[rows] = scores @ rhs[group][:width]
+            torch.mm(scores, rhs[group][:width], out=sums[start:stop])
             probabilities.append(scores)
         ctx.blocks = blocks
         ctx.probabilities = probabilities
@@ -62,14 +66,15 @@ class _CausalBlockProduct(torch.autograd.Function):
     def backward(ctx, grad_sums):
         queries, key, rhs0, rhs1 = ctx.saved_tensors
         rhs = (rhs0, rhs1)
-        grad_queries, grad_key = torch.zeros_like(queries), torch.zeros_like(key)
+        grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
         grad_rhs = (torch.zeros_like(rhs0), torch.zeros_like(rhs1))
-        for (rows, width, group), weights in zip(ctx.blocks, ctx.probabilities):
-            grad = grad_sums[rows]
+        for (start, stop, group), weights in zip(ctx.blocks, ctx.probabilities):
+            width = weights.shape[1]
+            grad = grad_sums[start:stop]
             grad_rhs[group][:width].addmm_(weights.T, grad)
             grad_scores = (grad @ rhs[group][:width].T).mul_(weights)
-            grad_queries[rows] = grad_scores @ key[:width]
-            grad_key[:width].addmm_(grad_scores.T, queries[rows])
+            torch.mm(grad_scores, key[:width], out=grad_queries[start:stop])
+            grad_key[:width].addmm_(grad_scores.T, queries[start:stop])
         return grad_queries, grad_key, grad_rhs[0], grad_rhs[1], None, None
 
 
@@ -88,47 +93,47 @@ def binary_token_attention(
     value = p @ W_V.T
     shift = W_V @ e  # u: the value of a key with t_i = 1 is value_i + u
 
+    # Sort the rows by (heavy group, position, tau): each group's rows then climb the causal staircase.
     rows = torch.arange(2 * length, device=device)
-    position = rows % length
     heavy = beta.detach() >= 0
-    # Sort by (heavy group, position, tau): each group's rows then climb the causal staircase.
-    order = torch.argsort(heavy.long() * (2 * length) + position * 2 + rows // length, stable=True)
-    group_sizes = [int(heavy.numel() - heavy.sum()), int(heavy.sum())]
+    order = torch.argsort(heavy.long() * (2 * length) + (rows % length) * 2 + rows // length)
+    positions = (order % length).contiguous()
+    ones_in_group = int(heavy.sum())
+    blocks = []
+    for group, (first, last) in enumerate(((0, 2 * length - ones_in_group), (2 * length - ones_in_group, 2 * length))):
+        blocks += [(start, min(start + BLOCK_ROWS, last), group) for start in range(first, last, BLOCK_ROWS)]
 
-    is_one = tokens.to(value.dtype).T  # (T, B)
+    # Right-hand sides: the heavy group's token-masked values and indicators per batch element, then
+    # the row total and sum of E value shared by the batch.
+    is_one = tokens.T.to(value.dtype)  # (T, B)
     ones = torch.ones(length, 1, dtype=value.dtype, device=device)
-    totals_rhs = torch.cat((value, ones), 1)  # row total and sum of E PV, shared by the batch
+    shared = torch.cat((value, ones), 1)  # (T, d+1)
     rhs = []
     for group in (0, 1):
         mask = is_one if group else 1 - is_one
-        heavy_values = torch.cat((value + shift if group else value, ones), 1)  # (T, d+1)
-        rhs.append(torch.cat(((mask.unsqueeze(-1) * heavy_values.unsqueeze(1)).reshape(length, batch * (d + 1)), totals_rhs), 1))
-    blocks, start = [], 0
-    for group, size in enumerate(group_sizes):
-        for block in range(start, start + size, BLOCK_ROWS):
-            rows = order[block : min(block + BLOCK_ROWS, start + size)]
-            blocks.append((rows, int(position[rows[-1]]) + 1, group))
-        start += size
-    sums = _CausalBlockProduct.apply(queries, key, rhs[0], rhs[1], blocks, position)  # (2T, B (d+1) + d + 1)
+        heavy_values = torch.cat((value + shift, ones), 1) if group else shared
+        rhs.append(torch.cat(((mask.unsqueeze(-1) * heavy_values.unsqueeze(1)).reshape(length, batch * (d + 1)), shared), 1))
+    sums = _CausalBlockProduct.apply(queries[order], key, rhs[0], rhs[1], blocks, positions)
+    # Each query (n, b) reads row r = t_bn T + n of its own symbol: its batch block and the shared one.
+    row = (tokens.T.long() * length + torch.arange(length, device=device).unsqueeze(1)).flatten()  # (T B,)
+    sorted_row = torch.argsort(order)[row]
+    blocks_per_row = sums.view(-1, d + 1)  # (2T (B+1), d+1)
+    chosen = blocks_per_row.index_select(0, sorted_row * (batch + 1) + torch.arange(batch, device=device).repeat(length))
+    totals = blocks_per_row.index_select(0, sorted_row * (batch + 1) + batch)
+    beta = beta.index_select(0, row)  # (T B,): flat (T, B) layout from here on
+    group = (beta.detach() >= 0).unsqueeze(-1).to(value.dtype)
+    heavy_total, heavy_sum = chosen[:, d], chosen[:, :d]
+    light_total = totals[:, d] - heavy_total
+    # sum E value over the light group: total minus the heavy group's (without its shift u), plus u if light is t = 1
+    heavy_shift = group * shift
+    light_sum = totals[:, :d] - heavy_sum + heavy_shift * heavy_total.unsqueeze(-1) + (shift - heavy_shift) * light_total.unsqueeze(-1)
 
-    # Each query (b, n) reads row r = t_bn T + n.
-    pick = (tokens.T.long() * length + torch.arange(length, device=device).unsqueeze(1))  # (T, B)
-    per_batch = sums[:, : batch * (d + 1)].view(2 * length, batch, d + 1)
-    chosen = per_batch.gather(0, pick.unsqueeze(-1).expand(-1, -1, d + 1)).transpose(0, 1)  # (B, T, d+1)
-    pick = pick.T  # (B, T)
-    row_total, row_values = sums[pick, -1], sums[pick, -(d + 1) : -1]  # (B, T), (B, T, d): sum E, sum E PV
-    group = heavy[pick]  # (B, T)
-    heavy_total, heavy_sum = chosen[..., d], chosen[..., :d]
-    light_total = row_total - heavy_total
-    # sum E PV over the light group, plus its shift u when the light group is t = 1
-    heavy_shift = torch.where(group.unsqueeze(-1), shift, torch.zeros_like(shift))
-    light_sum = row_values - (heavy_sum - heavy_shift * heavy_total.unsqueeze(-1)) + (shift - heavy_shift) * light_total.unsqueeze(-1)
-    light_weight = torch.exp(-beta[pick].abs())
-
-    counts_one = tokens.long().cumsum(1)
-    heavy_present = torch.where(group, counts_one > 0, torch.arange(1, length + 1, device=device) - counts_one > 0)
+    ones_so_far = tokens.T.long().cumsum(0).flatten()
+    heavy_present = torch.where(group.squeeze(-1).bool(), ones_so_far > 0, row % length + 1 > ones_so_far)
     if bool((heavy_present & (heavy_total < torch.finfo(heavy_total.dtype).tiny)).any()):
         return None
-    numerator = torch.where(heavy_present.unsqueeze(-1), heavy_sum + light_weight.unsqueeze(-1) * light_sum, light_sum)
-    denominator = torch.where(heavy_present, heavy_total + light_weight * light_total, light_total)
-    return numerator / denominator.unsqueeze(-1)
+    # An absent heavy group has exactly zero sums; the light group then carries the whole row (weight 1).
+    light_weight = torch.where(heavy_present, torch.exp(-beta.abs()), torch.ones_like(beta)).unsqueeze(-1)
+    numerator = heavy_sum + light_weight * light_sum
+    denominator = heavy_total.unsqueeze(-1) + light_weight * light_total.unsqueeze(-1)
+    return (numerator / denominator).view(length, batch, d).transpose(0, 1)
