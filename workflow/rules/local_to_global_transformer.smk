@@ -28,6 +28,9 @@ rule l2g_transformer_train:
         settings=lambda wildcards: L2G_RUN_SETTINGS[wildcards.experiment],
         run=lambda wildcards: f"{wildcards.experiment}/{wildcards.init}/seed{wildcards.seed}",
     threads: L2G_TRANSFORMER["threads"]
+    benchmark:
+        "benchmarks/l2g_transformer_train/{experiment}/{init}/seed{seed}.tsv",
+    priority: 100
     log:
         "logs/local_to_global/transformer/{experiment}/{init}/seed{seed}.log",
     resources:
@@ -48,6 +51,8 @@ rule l2g_fig3:
         structure=f"{L2G_FIGURES}/fig3_structure.csv",
     params:
         settings=L2G_RUN_SETTINGS["fig3"],
+    benchmark:
+        "benchmarks/l2g_fig3/run.tsv",
     log:
         "logs/local_to_global/fig3.log",
     resources:
@@ -68,6 +73,8 @@ rule l2g_fig6:
         structure=f"{L2G_FIGURES}/fig6_structure.csv",
     params:
         settings=L2G_RUN_SETTINGS["fig6"],
+    benchmark:
+        "benchmarks/l2g_fig6/run.tsv",
     log:
         "logs/local_to_global/fig6.log",
     resources:
@@ -97,6 +104,8 @@ rule l2g_fig4:
         window=L2G_TRANSFORMER["fig4"]["window"],
         smooth=L2G_TRANSFORMER["fig4"]["smooth"],
         settings=L2G_RUN_SETTINGS["fig4"],
+    benchmark:
+        "benchmarks/l2g_fig4/run.tsv",
     log:
         "logs/local_to_global/fig4.log",
     resources:

@@ -22,8 +22,8 @@ is at most 2 eps max |v| after the division (either A_h or A_l is at least half 
 Rows are sorted by (group, position), so the causal triangle is skipped block by block. The only
 limit is a row of S spanning more than the floating-point exponent range (float32: ~87), where the
 heavy group's sum underflows: ``binary_token_attention`` then returns None and the caller uses the
-general kernel. Gradients come from autograd; the row max is detached (the output does not depend
-on it).
+general kernel. The backward is written out (checked against autograd through PyTorch's kernel in
+tests/test_l2g_fast_attention.py); the row max is a constant there (the output does not depend on it).
 """
 from __future__ import annotations
 
@@ -34,106 +34,157 @@ import torch
 BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal triangle
 
 
-class _CausalBlockProduct(torch.autograd.Function):
-    """sums[r] = exp(S_r - max S_r) @ rhs_{group(r)}[:position_r + 1], S_r = queries[r] . key[:position_r + 1].
+class ScoresOutOfRange(ArithmeticError):
+    """A row of positional scores spans more than the floating-point exponent range."""
 
-    Rows come sorted by (group, position), so each block of rows is a dense GEMM over the keys up
-    to its last position; only the columns past its first position need the causal mask. ``blocks``
-    lists (start, stop, group) of those row blocks. The backward is written out (dS = E * dE; no mask
-    is needed there since E is zero above the diagonal) and reuses the blocks' probabilities.
-    """
+
+def _block_products(queries, key, rhs, blocks):
+    """sums[r] = E_r @ rhs_{group(r)}, E_r = exp(S_r - max S_r) over keys up to position_r; and the E blocks."""
+    sums = queries.new_empty(queries.shape[0], rhs[0].shape[1])
+    probabilities = []
+    columns = torch.arange(key.shape[0], device=key.device)
+    for start, stop, group, first, width, positions in blocks:
+        scores = queries[start:stop] @ key[:width].T
+        if width > first:  # the causal mask touches only the columns past the block's first position
+            scores[:, first:].masked_fill_(columns[first:width] > positions, float("-inf"))
+        scores.sub_(scores.amax(1, keepdim=True)).exp_()
+        torch.mm(scores, rhs[group][:width], out=sums[start:stop])
+        probabilities.append(scores)
+    return sums, probabilities
+
+
+def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities):
+    """Gradients of the block products for queries, key and both right-hand sides (dS = E * dE)."""
+    grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
+    grad_rhs = (torch.zeros_like(rhs[0]), torch.zeros_like(rhs[1]))
+    for (start, stop, group, _, width, _), weights in zip(blocks, probabilities):
+        grad = grad_sums[start:stop]
+        grad_rhs[group][:width].addmm_(weights.T, grad)
+        grad_scores = (grad @ rhs[group][:width].T).mul_(weights)
+        torch.mm(grad_scores, key[:width], out=grad_queries[start:stop])
+        grad_key[:width].addmm_(grad_scores.T, queries[start:stop])
+    return grad_queries, grad_key, grad_rhs
+
+
+class _BinaryTokenAttention(torch.autograd.Function):
+    """Attention output (T, B, d) from queries (2T, d) of rows (tau, n), keys (T, d), values (T, d), the
+    value shift u (d,) and beta (2T,); tokens (T, B). See the module docstring for the algebra."""
 
     @staticmethod
-    def forward(ctx, queries, key, rhs0, rhs1, blocks, positions):
-        rhs = (rhs0, rhs1)
-        sums = queries.new_empty(queries.shape[0], rhs0.shape[1])
-        probabilities = []
-        columns = torch.arange(key.shape[0], device=key.device)
-        for start, stop, group in blocks:
-            first, width = int(positions[start]) + 1, int(positions[stop - 1]) + 1
-            scores = queries[start:stop] @ key[:width].T
-            if width > first:  # the causal mask touches only the columns past the block's first position
-                scores[:, first:].masked_fill_(columns[first:width] > positions[start:stop, None], float("-inf"))
-            scores.sub_(scores.amax(1, keepdim=True)).exp_()
-            torch.mm(scores, rhs[group][:width], out=sums[start:stop])
-            probabilities.append(scores)
-        ctx.blocks = blocks
-        ctx.probabilities = probabilities
-        ctx.save_for_backward(queries, key, rhs0, rhs1)
-        return sums
+    def forward(ctx, queries, key, value, shift, beta, tokens):
+        length, batch = tokens.shape
+        d = value.shape[1]
+        device = value.device
+        # Sort the rows by (heavy group, position, tau): each group's rows then climb the causal staircase.
+        rows = torch.arange(2 * length, device=device)
+        heavy = beta >= 0
+        order = torch.argsort(heavy.long() * (2 * length) + (rows % length) * 2 + rows // length)
+        positions = (order % length).unsqueeze(1)
+        ones_in_group = int(heavy.sum())
+        blocks, ends = [], positions.squeeze(1).tolist()
+        for group, (first, last) in enumerate(((0, 2 * length - ones_in_group), (2 * length - ones_in_group, 2 * length))):
+            for start in range(first, last, BLOCK_ROWS):
+                stop = min(start + BLOCK_ROWS, last)
+                blocks.append((start, stop, group, ends[start] + 1, ends[stop - 1] + 1, positions[start:stop]))
+
+        # Right-hand sides: the heavy group's token-masked [value, 1] per batch element, then the
+        # batch-shared [value, 1] for the row totals.
+        is_one = tokens.to(value.dtype)
+        masks = (1 - is_one, is_one)
+        ones = torch.ones(length, 1, dtype=value.dtype, device=device)
+        shared = torch.cat((value, ones), 1)
+        heavy_values = (shared, torch.cat((value + shift, ones), 1))
+        rhs = tuple(
+            torch.cat((masks[g].unsqueeze(-1) * heavy_values[g].unsqueeze(1), shared.unsqueeze(1)), 1).view(length, (batch + 1) * (d + 1))
+            for g in (0, 1)
+        )
+        sorted_queries = queries[order]
+        sums, probabilities = _block_products(sorted_queries, key, rhs, blocks)
+
+        # Query (n, b), flat k = n B + b, reads row r = t_bn T + n: its own batch block and the shared one.
+        row = (tokens.long() * length + torch.arange(length, device=device).unsqueeze(1)).flatten()
+        sorted_row = torch.argsort(order)[row]
+        chosen_index = sorted_row * (batch + 1) + torch.arange(batch, device=device).repeat(length)
+        totals_index = sorted_row * (batch + 1) + batch
+        per_block = sums.view(-1, d + 1)
+        chosen, totals = per_block[chosen_index], per_block[totals_index]
+        beta_k = beta[row]
+        group = (beta_k >= 0).to(value.dtype).unsqueeze(1)
+        heavy_total, heavy_sum = chosen[:, d : d + 1], chosen[:, :d]
+        light_total = totals[:, d : d + 1] - heavy_total
+        # sum E value over the light group: total minus the heavy group's (without its shift u), plus u if light is t = 1
+        shift_weight = group * heavy_total + (1 - group) * light_total
+        light_sum = totals[:, :d] - heavy_sum + shift_weight * shift
+
+        ones_so_far = tokens.long().cumsum(0).flatten()
+        present = torch.where(group.squeeze(1).bool(), ones_so_far > 0, row % length + 1 > ones_so_far).unsqueeze(1)
+        if bool((present & (heavy_total < torch.finfo(value.dtype).tiny)).any()):
+            raise ScoresOutOfRange
+        # An absent heavy group has exactly zero sums; the light group then carries the whole row (weight 1).
+        light_weight = torch.where(present, torch.exp(-beta_k.abs()).unsqueeze(1), torch.ones_like(heavy_total))
+        denominator = heavy_total + light_weight * light_total
+        out = (heavy_sum + light_weight * light_sum) / denominator
+
+        ctx.blocks, ctx.probabilities = blocks, probabilities
+        ctx.indices = (order, row, chosen_index, totals_index)
+        ctx.save_for_backward(sorted_queries, key, shift, is_one, rhs[0], rhs[1], group, present, heavy_total,
+                              light_total, light_sum, shift_weight, light_weight, denominator, out)
+        return out.view(length, batch, d)
 
     @staticmethod
-    def backward(ctx, grad_sums):
-        queries, key, rhs0, rhs1 = ctx.saved_tensors
-        rhs = (rhs0, rhs1)
-        grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
-        grad_rhs = (torch.zeros_like(rhs0), torch.zeros_like(rhs1))
-        for (start, stop, group), weights in zip(ctx.blocks, ctx.probabilities):
-            width = weights.shape[1]
-            grad = grad_sums[start:stop]
-            grad_rhs[group][:width].addmm_(weights.T, grad)
-            grad_scores = (grad @ rhs[group][:width].T).mul_(weights)
-            torch.mm(grad_scores, key[:width], out=grad_queries[start:stop])
-            grad_key[:width].addmm_(grad_scores.T, queries[start:stop])
-        return grad_queries, grad_key, grad_rhs[0], grad_rhs[1], None, None
+    def backward(ctx, grad_out):
+        (sorted_queries, key, shift, is_one, rhs0, rhs1, group, present, heavy_total,
+         light_total, light_sum, shift_weight, light_weight, denominator, out) = ctx.saved_tensors
+        order, row, chosen_index, totals_index = ctx.indices
+        length, batch = is_one.shape
+        d = key.shape[1]
+        grad_numerator = grad_out.reshape(-1, d) / denominator
+        grad_denominator = -(grad_numerator * out).sum(1, keepdim=True)
+        grad_light_sum = light_weight * grad_numerator
+        grad_light_weight = (grad_numerator * light_sum).sum(1, keepdim=True) + grad_denominator * light_total
+        # light_sum = totals_v - heavy_sum + shift_weight u, shift_weight = g heavy_total + (1 - g) light_total
+        grad_shift_weight = grad_light_sum @ shift.unsqueeze(1)
+        grad_shift = (shift_weight * grad_light_sum).sum(0)
+        grad_light_total = light_weight * grad_denominator + (1 - group) * grad_shift_weight
+        grad_heavy_total = grad_denominator + group * grad_shift_weight - grad_light_total  # light_total = total - heavy
+        grad_heavy_sum = grad_numerator - grad_light_sum
+        # w = exp(-|beta|): dw/dbeta = -w on the t = 1 heavy side (beta >= 0), +w otherwise; 0 without a heavy group
+        grad_beta_k = torch.where(present, (1 - 2 * group) * light_weight * grad_light_weight, torch.zeros_like(light_weight))
+        grad_beta = torch.zeros(2 * length, dtype=key.dtype, device=key.device).index_add_(0, row, grad_beta_k.squeeze(1))
+
+        grad_sums = torch.zeros(2 * length * (batch + 1), d + 1, dtype=key.dtype, device=key.device)
+        grad_sums[chosen_index] = torch.cat((grad_heavy_sum, grad_heavy_total), 1)  # one query per (row, batch element)
+        grad_sums.index_add_(0, totals_index, torch.cat((grad_light_sum, grad_light_total), 1))
+        grad_sorted, grad_key, grad_rhs = _block_products_backward(
+            grad_sums.view(2 * length, -1), sorted_queries, key, (rhs0, rhs1), ctx.blocks, ctx.probabilities
+        )
+        grad_queries = torch.empty_like(grad_sorted)
+        grad_queries[order] = grad_sorted
+
+        grad_value = torch.zeros_like(key)
+        for g, grad in enumerate(grad_rhs):
+            grad = grad.view(length, batch + 1, d + 1)[..., :d]
+            mask = is_one if g else 1 - is_one
+            per_batch = torch.bmm(mask.unsqueeze(1), grad[:, :batch]).squeeze(1)  # (T, d)
+            grad_value += per_batch + grad[:, batch]
+            if g:
+                grad_shift = grad_shift + per_batch.sum(0)
+        return grad_queries, grad_key, grad_value, grad_shift, grad_beta, None
 
 
 def binary_token_attention(
     tokens: torch.Tensor, e: torch.Tensor, p: torch.Tensor, W_Q: torch.Tensor, W_K: torch.Tensor, W_V: torch.Tensor
 ) -> torch.Tensor | None:
     """softmax(q k^T / sqrt d, causal) v of shape (B, T, d) for tokens (B, T) in {0, 1}; None on underflow."""
-    batch, length = tokens.shape
+    length = tokens.shape[1]
     d = e.shape[0]
-    device = tokens.device
     p = p[:length]
     query = p @ W_Q.T
     queries = torch.cat((query, query + W_Q @ e)) * (1.0 / math.sqrt(d))  # (2T, d): row r = (tau, n) = divmod(r, T)
     key = p @ W_K.T
-    beta = queries @ (W_K @ e)  # (2T,)
-    value = p @ W_V.T
-    shift = W_V @ e  # u: the value of a key with t_i = 1 is value_i + u
-
-    # Sort the rows by (heavy group, position, tau): each group's rows then climb the causal staircase.
-    rows = torch.arange(2 * length, device=device)
-    heavy = beta.detach() >= 0
-    order = torch.argsort(heavy.long() * (2 * length) + (rows % length) * 2 + rows // length)
-    positions = (order % length).contiguous()
-    ones_in_group = int(heavy.sum())
-    blocks = []
-    for group, (first, last) in enumerate(((0, 2 * length - ones_in_group), (2 * length - ones_in_group, 2 * length))):
-        blocks += [(start, min(start + BLOCK_ROWS, last), group) for start in range(first, last, BLOCK_ROWS)]
-
-    # Right-hand sides: the heavy group's token-masked values and indicators per batch element, then
-    # the row total and sum of E value shared by the batch.
-    is_one = tokens.T.to(value.dtype)  # (T, B)
-    ones = torch.ones(length, 1, dtype=value.dtype, device=device)
-    shared = torch.cat((value, ones), 1)  # (T, d+1)
-    rhs = []
-    for group in (0, 1):
-        mask = is_one if group else 1 - is_one
-        heavy_values = torch.cat((value + shift, ones), 1) if group else shared
-        rhs.append(torch.cat(((mask.unsqueeze(-1) * heavy_values.unsqueeze(1)).reshape(length, batch * (d + 1)), shared), 1))
-    sums = _CausalBlockProduct.apply(queries[order], key, rhs[0], rhs[1], blocks, positions)
-    # Each query (n, b) reads row r = t_bn T + n of its own symbol: its batch block and the shared one.
-    row = (tokens.T.long() * length + torch.arange(length, device=device).unsqueeze(1)).flatten()  # (T B,)
-    sorted_row = torch.argsort(order)[row]
-    blocks_per_row = sums.view(-1, d + 1)  # (2T (B+1), d+1)
-    chosen = blocks_per_row.index_select(0, sorted_row * (batch + 1) + torch.arange(batch, device=device).repeat(length))
-    totals = blocks_per_row.index_select(0, sorted_row * (batch + 1) + batch)
-    beta = beta.index_select(0, row)  # (T B,): flat (T, B) layout from here on
-    group = (beta.detach() >= 0).unsqueeze(-1).to(value.dtype)
-    heavy_total, heavy_sum = chosen[:, d], chosen[:, :d]
-    light_total = totals[:, d] - heavy_total
-    # sum E value over the light group: total minus the heavy group's (without its shift u), plus u if light is t = 1
-    heavy_shift = group * shift
-    light_sum = totals[:, :d] - heavy_sum + heavy_shift * heavy_total.unsqueeze(-1) + (shift - heavy_shift) * light_total.unsqueeze(-1)
-
-    ones_so_far = tokens.T.long().cumsum(0).flatten()
-    heavy_present = torch.where(group.squeeze(-1).bool(), ones_so_far > 0, row % length + 1 > ones_so_far)
-    if bool((heavy_present & (heavy_total < torch.finfo(heavy_total.dtype).tiny)).any()):
+    beta = queries @ (W_K @ e)  # (2T,): the score offset of keys with t_i = 1
+    try:
+        out = _BinaryTokenAttention.apply(queries, key, p @ W_V.T, W_V @ e, beta, tokens.T)
+    except ScoresOutOfRange:
         return None
-    # An absent heavy group has exactly zero sums; the light group then carries the whole row (weight 1).
-    light_weight = torch.where(heavy_present, torch.exp(-beta.abs()), torch.ones_like(beta)).unsqueeze(-1)
-    numerator = heavy_sum + light_weight * light_sum
-    denominator = heavy_total.unsqueeze(-1) + light_weight * light_total.unsqueeze(-1)
-    return (numerator / denominator).view(length, batch, d).transpose(0, 1)
+    return out.transpose(0, 1)
