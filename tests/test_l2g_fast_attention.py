@@ -137,7 +137,7 @@ def test_scores_beyond_the_exponent_range_fall_back_to_the_general_kernel():
     with torch.no_grad():
         model.W_Q.copy_(torch.eye(8))
         model.W_K.copy_(torch.eye(8))
-        model.p[:8] *= 1500.0  # positional scores spanning far more than float32's ~87
+        model.p[:8] *= 1500.0  # positional scores spanning far more than float32 allows (~87)
     tokens = _tokens(2, 16, seed=0)[:, :-1]
     assert binary_token_attention(tokens, model.e, model.p, model.W_Q, model.W_K, model.W_V) is None
     reference = copy.deepcopy(model)
@@ -174,3 +174,32 @@ def test_an_unknown_attention_is_a_config_error_naming_the_allowed_values():
         validate_config(config, "workflow/schemas/config.schema.yaml")
     with pytest.raises(ValueError, match="allowed: fast, sdpa"):
         TransformerConfig(attention="flash")
+
+
+def test_float32_stays_accurate_for_large_scores():
+    """Rows of scores spanning ~30 (exp(-30) ~ 1e-13) and key offsets beta of ~+-10: float32 is as
+    accurate as PyTorch's kernel."""
+    generator = torch.Generator().manual_seed(4)
+    d, length = 8, 256
+    e = torch.randn(d, generator=generator, dtype=torch.float64)
+    p = torch.randn(length, d, generator=generator, dtype=torch.float64)
+    W_Q, W_K, W_V = (torch.randn(d, d, generator=generator, dtype=torch.float64) * 0.55 for _ in range(3))
+    tokens = torch.randint(0, 2, (4, length), generator=generator)
+    x = tokens.unsqueeze(-1).double() * e + p
+
+    def sdpa(*tensors):
+        x_, W_Q_, W_K_, W_V_ = tensors
+        q, k, v = (x_.unsqueeze(1) @ W.T for W in (W_Q_, W_K_, W_V_))
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1)
+
+    scores = (p @ W_Q.T) @ (p @ W_K.T).T / np.sqrt(d)
+    causal = torch.ones(length, length, dtype=torch.bool).tril()
+    spread = scores.masked_fill(~causal, -np.inf).max(1).values - scores.masked_fill(~causal, np.inf).min(1).values
+    assert spread.max() > 25  # large logits
+    exact = sdpa(x, W_Q, W_K, W_V)
+    fast = binary_token_attention(tokens, e.float(), p.float(), W_Q.float(), W_K.float(), W_V.float())
+    general = sdpa(x.float(), W_Q.float(), W_K.float(), W_V.float())
+    assert fast is not None
+    scale = exact.abs().max().item()
+    fast_error, general_error = ((t.double() - exact).abs().max().item() / scale for t in (fast, general))
+    assert fast_error < max(10 * general_error, 1e-5), (fast_error, general_error)

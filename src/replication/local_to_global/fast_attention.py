@@ -20,9 +20,9 @@ row total minus the heavy one, and
 No exponential exceeds 1 and the subtraction is stable: its rounding error, eps * sum_i E_ni |v_i|,
 is at most 2 eps max |v| after the division (either A_h or A_l is at least half the row total).
 Rows are sorted by (group, position), so the causal triangle is skipped block by block. The only
-limit is a row of S spanning more than the floating-point exponent range (float32: ~87), where the
-heavy group's sum underflows: ``binary_token_attention`` then returns None and the caller uses the
-general kernel. The backward is written out (checked against autograd through PyTorch's kernel in
+limit is a row of S spanning about half the floating-point exponent range (float32: ~43), where the
+heavy group's sum nears underflow: ``binary_token_attention`` then returns None and the caller uses
+the general kernel. The backward is written out (checked against autograd through PyTorch's kernel in
 tests/test_l2g_fast_attention.py); the row max is a constant there (the output does not depend on it).
 """
 from __future__ import annotations
@@ -118,7 +118,9 @@ class _BinaryTokenAttention(torch.autograd.Function):
 
         ones_so_far = tokens.long().cumsum(0).flatten()
         present = torch.where(group.squeeze(1).bool(), ones_so_far > 0, row % length + 1 > ones_so_far).unsqueeze(1)
-        if bool((present & (heavy_total < torch.finfo(value.dtype).tiny)).any()):
+        # Heavy-group entries below the float range are lost; relative to a heavy total above
+        # sqrt(tiny) they are below N sqrt(tiny) (float32: 1e-16), so only smaller totals fall back.
+        if bool((present & (heavy_total < math.sqrt(torch.finfo(value.dtype).tiny))).any()):
             raise ScoresOutOfRange
         # An absent heavy group has exactly zero sums; the light group then carries the whole row (weight 1).
         light_weight = torch.where(present, torch.exp(-beta_k.abs()).unsqueeze(1), torch.ones_like(heavy_total))
