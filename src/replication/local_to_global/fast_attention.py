@@ -186,7 +186,7 @@ def binary_token_attention(
     key = p @ W_K.T
     beta = queries @ (W_K @ e)  # (2T,): the score offset of keys with t_i = 1
     try:
-        out = _BinaryTokenAttention.apply(queries, key, p @ W_V.T, W_V @ e, beta, tokens.T)
+        out = _BinaryTokenAttention.apply(queries, key, p @ W_V.T, W_V @ e, beta, tokens.T.contiguous())
     except ScoresOutOfRange:
         return None
     return out.transpose(0, 1)
