@@ -43,8 +43,9 @@ def _block_products(queries, key, rhs, blocks):
     sums = queries.new_empty(queries.shape[0], rhs[0].shape[1])
     probabilities = []
     columns = torch.arange(key.shape[0], device=key.device)
+    key_columns = key.T.contiguous()  # (d, T): the score GEMM then reads keys along its long dimension
     for start, stop, group, first, width, positions in blocks:
-        scores = queries[start:stop] @ key[:width].T
+        scores = torch.mm(queries[start:stop], key_columns[:, :width])
         if width > first:  # the causal mask touches only the columns past the block's first position
             scores[:, first:].masked_fill_(columns[first:width] > positions, float("-inf"))
         scores.sub_(scores.amax(1, keepdim=True)).exp_()
@@ -98,17 +99,18 @@ class _BinaryTokenAttention(torch.autograd.Function):
             torch.cat((masks[g].unsqueeze(-1) * heavy_values[g].unsqueeze(1), shared.unsqueeze(1)), 1).view(length, (batch + 1) * (d + 1))
             for g in (0, 1)
         )
-        sorted_queries = queries[order]
+        sorted_queries = queries.index_select(0, order)
         sums, probabilities = _block_products(sorted_queries, key, rhs, blocks)
 
         # Query (n, b), flat k = n B + b, reads row r = t_bn T + n: its own batch block and the shared one.
         row = (tokens.long() * length + torch.arange(length, device=device).unsqueeze(1)).flatten()
-        sorted_row = torch.argsort(order)[row]
+        rank = torch.empty_like(order).index_copy_(0, order, rows)  # the inverse permutation of the sort
+        sorted_row = rank.index_select(0, row)
         chosen_index = sorted_row * (batch + 1) + torch.arange(batch, device=device).repeat(length)
         totals_index = sorted_row * (batch + 1) + batch
         per_block = sums.view(-1, d + 1)
-        chosen, totals = per_block[chosen_index], per_block[totals_index]
-        beta_k = beta[row]
+        chosen, totals = per_block.index_select(0, chosen_index), per_block.index_select(0, totals_index)
+        beta_k = beta.index_select(0, row)
         group = (beta_k >= 0).to(value.dtype).unsqueeze(1)
         heavy_total, heavy_sum = chosen[:, d : d + 1], chosen[:, :d]
         light_total = totals[:, d : d + 1] - heavy_total
@@ -155,13 +157,12 @@ class _BinaryTokenAttention(torch.autograd.Function):
         grad_beta = torch.zeros(2 * length, dtype=key.dtype, device=key.device).index_add_(0, row, grad_beta_k.squeeze(1))
 
         grad_sums = torch.zeros(2 * length * (batch + 1), d + 1, dtype=key.dtype, device=key.device)
-        grad_sums[chosen_index] = torch.cat((grad_heavy_sum, grad_heavy_total), 1)  # one query per (row, batch element)
+        grad_sums.index_copy_(0, chosen_index, torch.cat((grad_heavy_sum, grad_heavy_total), 1))  # one query per (row, batch element)
         grad_sums.index_add_(0, totals_index, torch.cat((grad_light_sum, grad_light_total), 1))
         grad_sorted, grad_key, grad_rhs = _block_products_backward(
             grad_sums.view(2 * length, -1), sorted_queries, key, (rhs0, rhs1), ctx.blocks, ctx.probabilities
         )
-        grad_queries = torch.empty_like(grad_sorted)
-        grad_queries[order] = grad_sorted
+        grad_queries = torch.empty_like(grad_sorted).index_copy_(0, order, grad_sorted)
 
         grad_value = torch.zeros_like(key)
         for g, grad in enumerate(grad_rhs):
