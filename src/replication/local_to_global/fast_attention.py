@@ -8,8 +8,8 @@ u = W_V e. The score of query n on key i
     S^tau = Q^tau (K^0)^T / sqrt(d),   beta^tau = Q^tau . W_K e / sqrt(d),
 
 is an entry of one of two N x N matrices that do not depend on the batch, plus a per-row offset on
-keys with t_i = 1. So each of the 2N rows (tau, n) of the batch-independent matrix E = exp(S - row
-max) (causal, row max 1) splits the softmax by key value sigma into two groups whose weights differ
+keys with t_i = 1. So each of the 2N rows (tau, n) of the batch-independent matrix E = softmax(S)
+(causal, row sum 1) splits the softmax by key value sigma into two groups whose weights differ
 by the factor exp(beta): the "heavy" group h = [beta >= 0] has factor 1, the light one
 w = exp(-|beta|) <= 1. For the heavy group, dense GEMMs of E with the token-masked values of the
 whole batch give A_h = sum_{t_i = h} E_ni and M_h = sum_{t_i = h} E_ni v_i; the light group is the
@@ -23,7 +23,8 @@ Rows are sorted by (group, position), so the causal triangle is skipped block by
 limit is a row of S spanning about half the floating-point exponent range (float32: ~43), where the
 heavy group's sum nears underflow: ``binary_token_attention`` then returns None and the caller uses
 the general kernel. The backward is written out (checked against autograd through PyTorch's kernel in
-tests/test_l2g_fast_attention.py); the row max is a constant there (the output does not depend on it).
+tests/test_l2g_fast_attention.py); a row's normaliser is a constant there (the output does not depend
+on a row's scale).
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ class ScoresOutOfRange(ArithmeticError):
 
 
 def _block_products(queries, key, rhs, blocks):
-    """sums[r] = E_r @ rhs_{group(r)}, E_r = exp(S_r - max S_r) over keys up to position_r; and the E blocks."""
+    """sums[r] = E_r @ rhs_{group(r)}, E_r = softmax(S_r) over keys up to position_r; and the E blocks."""
     sums = queries.new_empty(queries.shape[0], rhs[0].shape[1])
     probabilities = []
     columns = torch.arange(key.shape[0], device=key.device)
@@ -48,7 +49,7 @@ def _block_products(queries, key, rhs, blocks):
         scores = torch.mm(queries[start:stop], key_columns[:, :width])
         if width > first:  # the causal mask touches only the columns past the block's first position
             scores[:, first:].masked_fill_(columns[first:width] > positions, float("-inf"))
-        scores.sub_(scores.amax(1, keepdim=True)).exp_()
+        scores = torch.softmax(scores, 1)  # one fused pass; any positive row scale cancels in the mixture
         torch.mm(scores, rhs[group][:width], out=sums[start:stop])
         probabilities.append(scores)
     return sums, probabilities
