@@ -10,15 +10,17 @@ u = W_V e. The score of query n on key i
 is an entry of one of two N x N matrices that do not depend on the batch, plus a per-row offset on
 keys with t_i = 1. So each of the 2N rows (tau, n) of the batch-independent matrix E = softmax(S)
 (causal, row sum 1) splits the softmax by key value sigma into two groups whose weights differ
-by the factor exp(beta): the "heavy" group h = [beta >= 0] has factor 1, the light one
-w = exp(-|beta|) <= 1. For the heavy group, dense GEMMs of E with the token-masked values of the
-whole batch give A_h = sum_{t_i = h} E_ni and M_h = sum_{t_i = h} E_ni v_i; the light group is the
-row total minus the heavy one, and
+by the factor exp(beta): the "heavy" group h has factor 1, the light one w = exp((1 - 2h) beta).
+h = [beta >= -ln 2], so w <= 2 (nothing overflows), and rows with |beta| small, as at initialisation,
+all share one group, which keeps row blocks short in position. For the heavy group, dense GEMMs of E
+with the token-masked values of the whole batch give A_h = sum_{t_i = h} E_ni and
+M_h = sum_{t_i = h} E_ni v_i; the light group is the row total minus the heavy one, and
 
     o_n = (M_h + w M_l) / (A_h + w A_l).
 
-No exponential exceeds 1 and the subtraction is stable: its rounding error, eps * sum_i E_ni |v_i|,
-is at most 2 eps max |v| after the division (either A_h or A_l is at least half the row total).
+The subtraction is stable: its rounding error, w eps sum_i E_ni |v_i|, is at most 2 eps max |v| after
+the division (for w >= 1 the denominator is at least the row total; for w < 1 either A_h or A_l is
+at least half of it).
 Rows are sorted by (group, position), so the causal triangle is skipped block by block. The only
 limit is a row of S spanning about half the floating-point exponent range (float32: ~43), where the
 heavy group's sum nears underflow: ``binary_token_attention`` then returns None and the caller uses
@@ -33,6 +35,7 @@ import math
 import torch
 
 BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal triangle
+LOG_MAX_LIGHT_WEIGHT = math.log(2)  # keys of the light group weigh at most 2x the heavy group's
 
 
 class ScoresOutOfRange(ArithmeticError):
@@ -79,7 +82,7 @@ class _BinaryTokenAttention(torch.autograd.Function):
         device = value.device
         # Sort the rows by (heavy group, position, tau): each group's rows then climb the causal staircase.
         rows = torch.arange(2 * length, device=device)
-        heavy = beta >= 0
+        heavy = beta >= -LOG_MAX_LIGHT_WEIGHT
         order = torch.argsort(heavy.long() * (2 * length) + (rows % length) * 2 + rows // length)
         positions = (order % length).unsqueeze(1)
         ones_in_group = int(heavy.sum())
@@ -112,7 +115,7 @@ class _BinaryTokenAttention(torch.autograd.Function):
         per_block = sums.view(-1, d + 1)
         chosen, totals = per_block.index_select(0, chosen_index), per_block.index_select(0, totals_index)
         beta_k = beta.index_select(0, row)
-        group = (beta_k >= 0).to(value.dtype).unsqueeze(1)
+        group = heavy.index_select(0, row).to(value.dtype).unsqueeze(1)
         heavy_total, heavy_sum = chosen[:, d : d + 1], chosen[:, :d]
         light_total = totals[:, d : d + 1] - heavy_total
         # sum E value over the light group: total minus the heavy group's (without its shift u), plus u if light is t = 1
@@ -126,7 +129,7 @@ class _BinaryTokenAttention(torch.autograd.Function):
         if bool((present & (heavy_total < math.sqrt(torch.finfo(value.dtype).tiny))).any()):
             raise ScoresOutOfRange
         # An absent heavy group has exactly zero sums; the light group then carries the whole row (weight 1).
-        light_weight = torch.where(present, torch.exp(-beta_k.abs()).unsqueeze(1), torch.ones_like(heavy_total))
+        light_weight = torch.where(present, torch.exp((1 - 2 * group) * beta_k.unsqueeze(1)), torch.ones_like(heavy_total))
         denominator = heavy_total + light_weight * light_total
         out = (heavy_sum + light_weight * light_sum) / denominator
 
@@ -153,7 +156,7 @@ class _BinaryTokenAttention(torch.autograd.Function):
         grad_light_total = light_weight * grad_denominator + (1 - group) * grad_shift_weight
         grad_heavy_total = grad_denominator + group * grad_shift_weight - grad_light_total  # light_total = total - heavy
         grad_heavy_sum = grad_numerator - grad_light_sum
-        # w = exp(-|beta|): dw/dbeta = -w on the t = 1 heavy side (beta >= 0), +w otherwise; 0 without a heavy group
+        # w = exp((1 - 2h) beta): dw/dbeta = (1 - 2h) w; 0 without a heavy group
         grad_beta_k = torch.where(present, (1 - 2 * group) * light_weight * grad_light_weight, torch.zeros_like(light_weight))
         grad_beta = torch.zeros(2 * length, dtype=key.dtype, device=key.device).index_add_(0, row, grad_beta_k.squeeze(1))
 
