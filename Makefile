@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 CORES  ?= all
 CONFIG ?= config/config.yaml
 
-.PHONY: env figures test lint report clean diff bless bless-config bless-smoke
+.PHONY: env figures test lint report clean diff bless bless-config bless-smoke timings
 
 env: $(VENV)/.installed
 
@@ -48,5 +48,9 @@ bless-smoke: env
 		--configfile $(CURDIR)/config/smoke.yaml && \
 	$(BIN)/python -m replication.diff bless $$tmp figures/reference/smoke && rm -rf $$tmp
 
+# CPU-s, wall and peak memory per rule from the benchmark files of the last pipeline run.
+timings: env
+	$(BIN)/python scripts/benchmarks/timings.py --directory .
+
 clean:
-	rm -rf results figures/local_to_global figures/benign_overfitting figures/all figures/claims.md figures/diff .snakemake/log
+	rm -rf benchmarks results figures/local_to_global figures/benign_overfitting figures/all figures/claims.md figures/diff .snakemake/log

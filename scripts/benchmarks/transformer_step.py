@@ -1,9 +1,11 @@
-"""Speed of one training iteration of the Local to Global transformer at the paper's settings.
+"""Speed of the Local to Global transformer at the paper's settings, both attention paths side by side.
 
-Prints ms per iteration for training alone and with a test evaluation every step (wall clock and
-CPU time, from the slope between a short and a longer run so that set-up cost cancels), steps per
-second, peak memory, the bulk sampler against a per-position Python loop, and the machine's load.
-It prints numbers; it asserts nothing.
+For the ``fast`` and ``sdpa`` attention paths, in one process and interleaved so that the machine's
+load falls on both alike, prints: attention forward + backward alone, the evaluation forward (test
+loss, no gradients), and ms per training iteration alone and with a test evaluation every step
+(wall clock and CPU time, from the slope between a short and a longer run so that set-up cost
+cancels), with the ratio sdpa / fast of CPU times; then peak memory, the bulk sampler against a
+per-position Python loop, and the machine's load. It prints numbers; it asserts nothing.
 
     .venv/bin/python scripts/benchmarks/transformer_step.py [--threads 1 2] [--steps 40] [--device cpu]
 """
@@ -22,7 +24,8 @@ from replication.config import validate_config
 from replication.local_to_global.data import sample_sequences
 from replication.local_to_global.markov import MarkovChain
 from replication.local_to_global.runs import run_settings
-from replication.local_to_global.train import train
+from replication.local_to_global.train import make_model, stream_seed, train
+from replication.local_to_global.model import initialise
 
 ROOT = Path(__file__).resolve().parents[2]
 # The paper settings of Fig. 4, read from the project's config so the benchmark cannot drift.
@@ -37,13 +40,54 @@ def timed(fn):
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def per_step(steps: int, eval_every: int, device: str) -> tuple[float, float]:
+PATHS = ("fast", "sdpa")
+
+
+def per_step(steps: int, eval_every: int, device: str, attention: str) -> tuple[float, float]:
     """(wall, cpu) seconds per iteration: the slope between runs of `steps` and 3 * `steps` iterations."""
+    settings = {**SETTINGS, "eval_every": eval_every, "device": device, "attention": attention}
+
     def run(n):
-        return timed(lambda: train(CHAIN, "standard", 1, {**SETTINGS, "steps": n, "eval_every": eval_every, "device": device}, progress=False))
+        return timed(lambda: train(CHAIN, "standard", 1, {**settings, "steps": n}, progress=False))
     run(5)  # warm-up: allocator, kernels
     short, long = run(steps), run(3 * steps)
     return (long[0] - short[0]) / (2 * steps), (long[1] - short[1]) / (2 * steps)
+
+
+def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, float]]]:
+    """(wall, cpu) seconds of attention forward + backward and of the evaluation forward, per path."""
+    models = {}
+    for attention in PATHS:
+        model = initialise(make_model({**SETTINGS, "attention": attention}), "standard", SETTINGS["sigma"], torch.Generator().manual_seed(stream_seed(1, 0)))
+        models[attention] = model.to(device)
+    g = torch.Generator().manual_seed(1)
+    tokens = sample_sequences(CHAIN, (SETTINGS["batch_size"],), SETTINGS["model"]["context"] + 1, g).to(device)
+    x, y = tokens[:, :-1], tokens[:, 1:]
+
+    def attention_step(model):
+        embedded = x.unsqueeze(-1).to(model.e.dtype) * model.e + model.p[: x.shape[1]]
+        model.attend(x, embedded).square().sum().backward()
+
+    def evaluation(model):
+        with torch.no_grad():
+            model.loss(x, y)
+
+    times = {attention: {"attention": [0.0, 0.0], "evaluation": [0.0, 0.0]} for attention in PATHS}
+    for what, fn in (("attention", attention_step), ("evaluation", evaluation)):
+        for attention in PATHS:
+            fn(models[attention])  # warm-up
+        for _ in range(reps):  # interleaved: load changes hit both paths alike
+            for attention in PATHS:
+                wall, cpu = timed(lambda: fn(models[attention]))
+                times[attention][what][0] += wall / reps
+                times[attention][what][1] += cpu / reps
+    return times
+
+
+def side_by_side(label: str, results: dict[str, tuple[float, float]]) -> str:
+    (fast_wall, fast_cpu), (sdpa_wall, sdpa_cpu) = results["fast"], results["sdpa"]
+    return (f"  {label:<34} fast {fast_cpu * 1e3:7.1f} ms CPU ({fast_wall * 1e3:7.1f} wall) | "
+            f"sdpa {sdpa_cpu * 1e3:7.1f} ms CPU ({sdpa_wall * 1e3:7.1f} wall) | sdpa/fast x{sdpa_cpu / fast_cpu:.2f} CPU, x{sdpa_wall / fast_wall:.2f} wall")
 
 
 def loop_sampler(chain, batch, length, generator):
@@ -60,6 +104,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--reps", type=int, default=10, help="repetitions of each kernel timing")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = parser.parse_args()
 
@@ -75,19 +120,19 @@ def main():
           f"x{loop_cpu / bulk_cpu:.0f} less CPU")
     for threads in args.threads:
         torch.set_num_threads(threads)
-        train_wall, train_cpu = per_step(args.steps, eval_every=10**9, device=args.device)
-        eval_wall, eval_cpu = per_step(args.steps, eval_every=1, device=args.device)
-        print(
-            f"threads {threads}: train {train_wall * 1e3:.1f} ms/iter wall ({train_cpu * 1e3:.1f} ms CPU), "
-            f"{1 / train_wall:.1f} steps/s | with test loss every step {eval_wall * 1e3:.1f} ms/iter wall "
-            f"({eval_cpu * 1e3:.1f} ms CPU), evaluation adds {(eval_wall - train_wall) * 1e3:.1f} ms "
-            f"({(eval_cpu - train_cpu) * 1e3:.1f} ms CPU)"
-        )
+        print(f"threads {threads} (load {os.getloadavg()[0]:.2f}):")
+        kernels = kernel_times(args.reps, args.device)
+        for what, label in (("attention", "attention forward + backward"), ("evaluation", "evaluation forward (test loss)")):
+            print(side_by_side(label, {attention: kernels[attention][what] for attention in PATHS}))
+        train_only = {attention: per_step(args.steps, 10**9, args.device, attention) for attention in PATHS}
+        print(side_by_side("training iteration", train_only))
+        with_eval = {attention: per_step(args.steps, 1, args.device, attention) for attention in PATHS}
+        print(side_by_side("iteration + test loss every step", with_eval))
     print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     if args.device == "cuda" and torch.cuda.is_available():
         print(f"peak CUDA memory: {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB")
     print(f"load after: {os.getloadavg()[0]:.2f} (1 min)")
-    print("goal: <= 30 ms/iter training, evaluation adding <= 15 ms; authors' code here: ~60 ms, ~200 ms with eval")
+    print("goals (1 thread, sdpa/fast): attention forward + backward >= x3, training iteration >= x2.5, evaluation forward >= x2.5")
 
 
 if __name__ == "__main__":

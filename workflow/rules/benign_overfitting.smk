@@ -50,6 +50,8 @@ rule bo_fig1_selections:
     params:
         model=BO["model"],
         settings=BO["fig1"],
+    benchmark:
+        "benchmarks/bo_fig1_selections/run.tsv",
     log:
         "logs/benign_overfitting/fig1_selections.log",
     resources:
@@ -69,6 +71,8 @@ rule bo_trajectories:
         model=BO["model"],
         settings=BO["trajectories"],
         panels=BO_PANELS,
+    benchmark:
+        "benchmarks/bo_trajectories/run.tsv",
     log:
         "logs/benign_overfitting/trajectories.log",
     resources:
@@ -88,6 +92,9 @@ rule bo_grid_shard:
         model=BO["model"],
         steps=BO["grid"]["steps"],
         cells=lambda wildcards: BO_SHARDS[int(wildcards.bo_shard)],
+    benchmark:
+        "benchmarks/bo_grid_shard/shard_{bo_shard}.tsv",
+    priority: 10
     log:
         "logs/benign_overfitting/grid_shard_{bo_shard}.log",
     resources:
@@ -105,6 +112,8 @@ rule bo_grid:
         expand(f"{BO_RESULTS}/grid/shard_{{bo_shard}}.csv", bo_shard=BO_SHARD_IDS),
     output:
         f"{BO_RESULTS}/grid.csv",
+    benchmark:
+        "benchmarks/bo_grid/run.tsv",
     log:
         "logs/benign_overfitting/grid.log",
     resources:
@@ -125,6 +134,8 @@ rule bo_fig1:
     params:
         settings=BO["fig1"],
         model=BO["model"],
+    benchmark:
+        "benchmarks/bo_fig1/run.tsv",
     log:
         "logs/benign_overfitting/fig1.log",
     resources:
@@ -145,6 +156,8 @@ rule bo_fig2:
     params:
         settings=BO["trajectories"],
         model=BO["model"],
+    benchmark:
+        "benchmarks/bo_fig2/run.tsv",
     log:
         "logs/benign_overfitting/fig2.log",
     resources:
@@ -173,6 +186,8 @@ rule bo_fig3:
         panels=BO_PANELS,
         settings=BO["trajectories"],
         model=BO["model"],
+    benchmark:
+        "benchmarks/bo_fig3/run.tsv",
     log:
         "logs/benign_overfitting/fig3.log",
     resources:
@@ -200,6 +215,8 @@ rule bo_heatmaps:
         names=list(BO_HEATMAPS),
         settings=BO["grid"],
         model=BO["model"],
+    benchmark:
+        "benchmarks/bo_heatmaps/run.tsv",
     log:
         "logs/benign_overfitting/heatmaps.log",
     resources:
@@ -219,6 +236,8 @@ rule bo_claims:
         trajectories=rules.bo_trajectories.output,
     output:
         BO_CLAIMS,
+    benchmark:
+        "benchmarks/bo_claims/run.tsv",
     log:
         "logs/benign_overfitting/claims.log",
     resources:

@@ -9,6 +9,8 @@ rule l2g_fig1_flows:
         "results/local_to_global/fig1_flows.csv",
     params:
         settings=config["local_to_global"]["fig1"],
+    benchmark:
+        "benchmarks/l2g_fig1_flows/run.tsv",
     log:
         "logs/local_to_global/fig1_flows.log",
     threads: 1
@@ -29,6 +31,8 @@ rule l2g_fig1:
         **figure_outputs(FIG1, caption="../report/l2g_fig1.rst", category="Local to Global"),
     params:
         settings=config["local_to_global"]["fig1"],
+    benchmark:
+        "benchmarks/l2g_fig1/run.tsv",
     log:
         "logs/local_to_global/fig1.log",
     threads: 1
@@ -57,6 +61,8 @@ rule l2g_attention_flows:
         fig="fig2|fig5",
     params:
         settings=lambda wildcards: config["local_to_global"][wildcards.fig],
+    benchmark:
+        "benchmarks/l2g_attention_flows/{fig}_flows.tsv",
     log:
         "logs/local_to_global/{fig}_flows.log",
     resources:
@@ -77,6 +83,8 @@ rule l2g_fig2:
     params:
         settings=config["local_to_global"]["fig2"],
         zoomed=False,
+    benchmark:
+        "benchmarks/l2g_fig2/run.tsv",
     log:
         "logs/local_to_global/fig2.log",
     resources:
@@ -97,6 +105,8 @@ rule l2g_fig5:
     params:
         settings=config["local_to_global"]["fig5"],
         zoomed=True,
+    benchmark:
+        "benchmarks/l2g_fig5/run.tsv",
     log:
         "logs/local_to_global/fig5.log",
     resources:
@@ -114,6 +124,9 @@ rule l2g_basins:
         "results/local_to_global/basins.csv",
     params:
         settings=config["local_to_global"]["basins"],
+    benchmark:
+        "benchmarks/l2g_basins/run.tsv",
+    priority: 50
     log:
         "logs/local_to_global/basins.log",
     resources:
@@ -131,6 +144,9 @@ rule l2g_basin_grid:
         "results/local_to_global/basin_grid.csv",
     params:
         settings=config["local_to_global"]["basins"],
+    benchmark:
+        "benchmarks/l2g_basin_grid/run.tsv",
+    priority: 20
     log:
         "logs/local_to_global/basin_grid.log",
     resources:
@@ -150,6 +166,8 @@ rule l2g_basins_figure:
         **figure_outputs(BASINS, caption="../report/l2g_basins.rst", category="Local to Global"),
     params:
         settings=config["local_to_global"]["basins"],
+    benchmark:
+        "benchmarks/l2g_basins_figure/run.tsv",
     log:
         "logs/local_to_global/basins_figure.log",
     resources:
@@ -171,6 +189,8 @@ rule l2g_claims_landscape:
         sampled="results/local_to_global/endpoint_losses_sampled.csv",
     params:
         settings=config["local_to_global"]["basins"],
+    benchmark:
+        "benchmarks/l2g_claims_landscape/run.tsv",
     log:
         "logs/local_to_global/claims_landscape.log",
     resources:

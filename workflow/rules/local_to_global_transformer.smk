@@ -35,6 +35,9 @@ rule l2g_transformer_train:
         settings=lambda wildcards: L2G_RUN_SETTINGS[wildcards.experiment],
         run=lambda wildcards: f"{wildcards.experiment}/{wildcards.init}/seed{wildcards.seed}",
     threads: L2G_TRANSFORMER["threads"]
+    benchmark:
+        "benchmarks/l2g_transformer_train/{experiment}/{init}/seed{seed}.tsv",
+    priority: 100
     log:
         "logs/local_to_global/transformer/{experiment}/{init}/seed{seed}.log",
     resources:
@@ -62,6 +65,9 @@ rule l2g_ablation_train:
         ),
         run=lambda wildcards: f"ablation/{wildcards.experiment}/{wildcards.variant}/seed{wildcards.seed}",
     threads: L2G_TRANSFORMER["threads"]
+    benchmark:
+        "benchmarks/l2g_ablation_train/{experiment}/{variant}/{init}/seed{seed}.tsv",
+    priority: 100
     log:
         "logs/local_to_global/ablation/{experiment}/{variant}/{init}/seed{seed}.log",
     resources:
@@ -85,6 +91,8 @@ rule l2g_ablation:
     params:
         runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
         settings=lambda wildcards: {**L2G_TRANSFORMER["ablation"], "experiment": wildcards.experiment},
+    benchmark:
+        "benchmarks/l2g_ablation/{experiment}.tsv",
     log:
         "logs/local_to_global/{experiment}_ablation.log",
     resources:
@@ -107,6 +115,8 @@ rule l2g_fig3:
     params:
         settings=L2G_RUN_SETTINGS["fig3"],
         runs=runs(L2G_TRANSFORMER, "fig3"),
+    benchmark:
+        "benchmarks/l2g_fig3/run.tsv",
     log:
         "logs/local_to_global/fig3.log",
     resources:
@@ -129,6 +139,8 @@ rule l2g_fig6:
     params:
         settings=L2G_RUN_SETTINGS["fig6"],
         runs=runs(L2G_TRANSFORMER, "fig6"),
+    benchmark:
+        "benchmarks/l2g_fig6/run.tsv",
     log:
         "logs/local_to_global/fig6.log",
     resources:
@@ -158,6 +170,8 @@ rule l2g_fig4:
         window=L2G_TRANSFORMER["fig4"]["window"],
         smooth=L2G_TRANSFORMER["fig4"]["smooth"],
         settings=L2G_RUN_SETTINGS["fig4"],
+    benchmark:
+        "benchmarks/l2g_fig4/run.tsv",
     log:
         "logs/local_to_global/fig4.log",
     resources:

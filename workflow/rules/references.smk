@@ -38,6 +38,8 @@ rule figures_diff:
         figures=lambda wildcards: FIGURES,
         reference_dir=str(REFERENCE_SET),
         settings=config["diff"],
+    benchmark:
+        "benchmarks/figures_diff/run.tsv",
     log:
         "logs/figures_diff.log",
     resources:

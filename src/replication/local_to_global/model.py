@@ -6,6 +6,8 @@
     z_n   = <x_n, e> + b                                   logit of the next symbol (tied to e)
 
 No LayerNorm and no biases but the scalar output bias b. Parameter names follow the paper.
+The attention is computed by one of two exact paths (``TransformerConfig.attention``): "fast", which
+uses that the symbols are binary (fast_attention.py), or "sdpa", PyTorch's general kernel.
 """
 from __future__ import annotations
 
@@ -17,7 +19,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .fast_attention import binary_token_attention
+
 INITS = ("standard", "ours", "rank_one")
+ATTENTIONS = ("fast", "sdpa")
 
 
 @dataclass(frozen=True)
@@ -25,6 +30,11 @@ class TransformerConfig:
     d: int = 8  # embedding dimension
     context: int = 1024  # N, the number of positions
     mlp_ratio: int = 4  # hidden units of the MLP per embedding dimension
+    attention: str = "fast"  # "fast" (binary symbols, fast_attention.py) or "sdpa" (general kernel); same function
+
+    def __post_init__(self):
+        if self.attention not in ATTENTIONS:
+            raise ValueError(f"unknown attention {self.attention!r}; allowed: {', '.join(ATTENTIONS)}")
 
 
 class MarkovTransformer(nn.Module):
@@ -43,13 +53,21 @@ class MarkovTransformer(nn.Module):
         self.b = nn.Parameter(torch.zeros(1))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Logits of shape (B, T) for symbols ``tokens`` of shape (B, T), T <= context."""
+        """Logits of shape (B, T) for symbols ``tokens`` in {0, 1} of shape (B, T), T <= context."""
         x = tokens.unsqueeze(-1).to(self.e.dtype) * self.e + self.p[: tokens.shape[-1]]
-        # One head: (B, 1, T, d); the default scale of SDPA is 1/sqrt(d).
-        q, k, v = (x.unsqueeze(1) @ W.T for W in (self.W_Q, self.W_K, self.W_V))
-        x = x + F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1) @ self.W_O.T
+        x = x + self.attend(tokens, x) @ self.W_O.T
         x = x + F.relu(x @ self.W_1.T) @ self.W_2.T
         return x @ self.e + self.b
+
+    def attend(self, tokens: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """Causal softmax attention of the embeddings ``x`` (B, T, d), before W_O."""
+        if self.config.attention == "fast":
+            out = binary_token_attention(tokens, self.e, self.p, self.W_Q, self.W_K, self.W_V)
+            if out is not None:  # None: scores beyond the exponent range; the general kernel is exact there
+                return out
+        # One head: (B, 1, T, d); the default scale of SDPA is 1/sqrt(d).
+        q, k, v = (x.unsqueeze(1) @ W.T for W in (self.W_Q, self.W_K, self.W_V))
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1)
 
     def loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """Mean binary cross-entropy (nats) of the next-symbol predictions."""

@@ -47,7 +47,7 @@ def resolve_device(requested: str) -> torch.device:
 
 
 def make_model(settings: dict) -> MarkovTransformer:
-    return MarkovTransformer(TransformerConfig(**settings["model"]))
+    return MarkovTransformer(TransformerConfig(**settings["model"], attention=settings.get("attention", "fast")))
 
 
 def make_optimizer(model: MarkovTransformer, settings: dict) -> torch.optim.Optimizer:
