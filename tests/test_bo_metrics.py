@@ -23,6 +23,20 @@ def test_as_defined_on_a_hand_made_case():
     assert np.isclose(metrics.S(np.array([[0.5, 0.5]])), 0.25)
 
 
+def test_as_defined_on_an_asymmetric_case():
+    # accumulated S (token 0): clean +1 -> 2, 6, 1 (mean 3); clean -1 -> 4 (mean 4); a noisy sample and a
+    # larger non-relevant accumulation (9) on a clean sample
+    pair_sum = np.array([
+        [2.0, 9.0], [6.0, 0.5], [1.0, 0.5], [4.0, 1.0], [5.0, 0.0],
+    ])
+    clean = np.array([True, True, True, True, False])
+    y = np.array([1, 1, 1, -1, -1])
+    assert np.isclose(metrics.eq10_ratio(pair_sum, clean, y), 3 / 4)
+    assert np.isclose(metrics.eq10_ratio(pair_sum, clean, -y), 4 / 3)  # class swap: the reciprocal
+    assert np.isclose(metrics.eq9_ratio(pair_sum, clean, y), min(9.0, 4.0) / 9.0)
+    assert np.isclose(metrics.eq9_ratio(pair_sum, clean, -y), 4 / 9)
+
+
 def _authors_loop(trajectory, clean, y):
     """The authors' v1 logging: one running sum over (step, sample, token) rows; per step and
     class, the sum over clean samples of the running sum read after the sample's rows."""
