@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 CORES  ?= all
 CONFIG ?= config/config.yaml
 
-.PHONY: env figures test lint report clean diff bless bless-config bless-smoke
+.PHONY: env figures test lint report clean diff bless bless-config bless-smoke mutation
 
 env: $(VENV)/.installed
 
@@ -22,6 +22,11 @@ figures: env
 
 test: env
 	$(BIN)/python -m pytest
+
+# Mutation testing of src/replication/ against the fast tests (tens of minutes on 2 cores);
+# writes results/mutation/report.md. MUTATION_JOBS=N runs N mutants side by side (default: the cores).
+mutation: env
+	$(BIN)/python scripts/mutation.py $(if $(MUTATION_JOBS),--jobs $(MUTATION_JOBS))
 
 lint: env
 	$(BIN)/snakemake --lint
@@ -49,4 +54,4 @@ bless-smoke: env
 	$(BIN)/python -m replication.diff bless $$tmp figures/reference/smoke && rm -rf $$tmp
 
 clean:
-	rm -rf results figures/local_to_global figures/benign_overfitting figures/all figures/claims.md figures/diff .snakemake/log
+	rm -rf mutants results figures/local_to_global figures/benign_overfitting figures/all figures/claims.md figures/diff .snakemake/log
