@@ -1,4 +1,6 @@
 """Eqs. 9 and 10, as defined and as coded, on hand-made cases and against the authors' loop."""
+import warnings
+
 import numpy as np
 
 from replication.benign_overfitting import metrics
@@ -35,6 +37,25 @@ def test_as_defined_on_an_asymmetric_case():
     assert np.isclose(metrics.eq10_ratio(pair_sum, clean, -y), 4 / 3)  # class swap: the reciprocal
     assert np.isclose(metrics.eq9_ratio(pair_sum, clean, y), min(9.0, 4.0) / 9.0)
     assert np.isclose(metrics.eq9_ratio(pair_sum, clean, -y), 4 / 9)
+
+
+def test_S_reads_the_relevant_token():
+    s = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3]])
+    assert np.allclose(metrics.relevance(s), [0.7, 0.1])
+    assert np.allclose(metrics.S(s), [0.7 * 0.3, 0.1 * 0.9])
+
+
+def test_a_missing_class_gives_nan_without_warnings():
+    """A grid cell whose clean samples are all of one class: Eq. 10 is 0/0, NaN, silently."""
+    pair_sum = np.array([[2.0, 1.0], [3.0, 1.0]])
+    clean, y = np.array([True, True]), np.array([1, 1])
+    first_q = np.array([0.5, 0.25])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(metrics.eq10_ratio(pair_sum, clean, y))
+        assert np.isnan(metrics.eq10_ratio(pair_sum, ~clean, y))
+        assert np.isnan(metrics.eq10_ratio_as_coded(first_q, clean, y))
+        assert np.isnan(metrics.eq10_ratio_as_coded_last(pair_sum, first_q, clean, y))
 
 
 def _authors_loop(trajectory, clean, y):
