@@ -8,6 +8,7 @@ surviving mutant with its file, line and diff. Mutants listed in scripts/mutatio
 (no input can tell them from the original; the reason is written there) are left out of the rates.
 
     python scripts/mutation.py                 # fresh run, then the report
+    python scripts/mutation.py --survivors     # rerun only the last run's survivors (after new tests)
     python scripts/mutation.py --report-only   # the report of the last run
 """
 from __future__ import annotations
@@ -42,6 +43,16 @@ def run_mutmut(jobs: int | None) -> float:
     start = time.monotonic()
     # mutmut's progress goes to the terminal; its exit status is non-zero when mutants survive.
     subprocess.run(command, cwd=ROOT, check=False)
+    return time.monotonic() - start
+
+
+def rerun_survivors(jobs: int | None) -> float:
+    """Run again, against the current tests, the mutants that no test killed last time."""
+    names = [name for name, status in mutmut_results().items() if status not in DETECTED]
+    start = time.monotonic()
+    if names:
+        command = [str(MUTMUT), "run"] + ([f"--max-children={jobs}"] if jobs else []) + names
+        subprocess.run(command, cwd=ROOT, check=False)
     return time.monotonic() - start
 
 
@@ -128,7 +139,7 @@ def load_equivalents() -> dict[str, dict]:
     return {entry["mutant"]: entry for entry in entries}
 
 
-def build_report(results: dict[str, str], wall_s: float | None) -> str:
+def build_report(results: dict[str, str], wall_s: float | None, what: str = "full run") -> str:
     equivalents = load_equivalents()
     counts: dict[str, Counter] = defaultdict(Counter)
     survivors, stale = [], []
@@ -160,7 +171,7 @@ def build_report(results: dict[str, str], wall_s: float | None) -> str:
     lines.append(f"Tool: mutmut (pyproject.toml [tool.mutmut]); equivalent mutants: {EQUIVALENTS.relative_to(ROOT)}.")
     if wall_s is not None:
         load = os.getloadavg()
-        lines.append(f"Run time: {wall_s / 60:.1f} min on {os.cpu_count()} cores (load average at the end "
+        lines.append(f"Run time ({what}): {wall_s / 60:.1f} min on {os.cpu_count()} cores (load average at the end "
                      f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}).")
     lines += ["", f"**Overall kill rate: {rate(total):.1%}** ({total['killed']} killed of "
               f"{total['mutants'] - total['equivalent']} mutants; {total['equivalent']} equivalent left out; "
@@ -183,11 +194,18 @@ def build_report(results: dict[str, str], wall_s: float | None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--report-only", action="store_true", help="write the report of the last run")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--report-only", action="store_true", help="write the report of the last run")
+    mode.add_argument("--survivors", action="store_true", help="rerun only the last run's surviving mutants")
     parser.add_argument("--jobs", type=int, default=None, help="mutants run side by side (default: mutmut's, the cores)")
     args = parser.parse_args()
-    wall_s = None if args.report_only else run_mutmut(args.jobs)
-    report = build_report(mutmut_results(), wall_s)
+    if args.report_only:
+        wall_s = None
+    elif args.survivors:
+        wall_s = rerun_survivors(args.jobs)
+    else:
+        wall_s = run_mutmut(args.jobs)
+    report = build_report(mutmut_results(), wall_s, "rerun of the survivors" if args.survivors else "full run")
     write_text(report, REPORT)
     print(report.split("## Surviving")[0])
     print(f"report: {REPORT.relative_to(ROOT)}")
