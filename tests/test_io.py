@@ -1,6 +1,7 @@
 """Atomic outputs: a write that fails part-way leaves the old file (or none) and no temporary file."""
 import logging
 import os
+import re
 import stat
 import sys
 
@@ -52,7 +53,7 @@ def test_write_csv_failing_mid_table_leaves_old_or_no_file(tmp_path):
 
 
 def test_temporary_file_sits_beside_the_target_until_the_rename(tmp_path):
-    target = tmp_path / "deep" / "out.txt"
+    target = tmp_path / "deep" / "er" / "out.txt"
     with io.atomic_path(target) as tmp:
         assert tmp.parent == target.parent and tmp.name.startswith(".out.txt.") and tmp.suffix == ".txt"
         tmp.write_text("done")
@@ -85,12 +86,19 @@ def test_writers_round_trip(tmp_path):
 
 def test_log_to_sends_stderr_and_the_logger_to_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "stderr", sys.stderr)  # restored after the test
-    path = tmp_path / "logs" / "job.log"
+    path = tmp_path / "logs" / "job" / "run.log"
+    path.parent.mkdir(parents=True)
+    path.write_text("a previous attempt\n")
     logger = io.log_to(path)
     assert logger.name == "replication"
     logger.info("started")
-    sys.stderr.write("progress\n")
+    logger.debug("details")
+    sys.stderr.write("progress")
+    assert path.read_text().endswith("progress") is False  # a partial line may wait in the buffer
+    sys.stderr.write("\n")
+    assert path.read_text().endswith("progress\n")  # line-buffered: a finished line is in the file
     sys.stderr.close()
-    text = path.read_text()
-    assert "INFO started" in text and "progress" in text
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 and lines[1] == "progress"  # the previous attempt's log is replaced
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} INFO started", lines[0])
     logging.basicConfig(stream=sys.__stderr__, force=True)
