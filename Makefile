@@ -24,9 +24,10 @@ test: env
 	$(BIN)/python -m pytest
 
 # Mutation testing of src/replication/ against the fast tests (tens of minutes on 2 cores);
-# writes results/mutation/report.md. MUTATION_JOBS=N runs N mutants side by side (default: the cores).
+# writes results/mutation/report.md. MUTATION_JOBS=N runs N mutants side by side (default: the cores);
+# MUTATION_ONLY='replication.io.* replication.config.*' runs those modules' mutants only.
 mutation: env
-	$(BIN)/python scripts/mutation.py $(if $(MUTATION_JOBS),--jobs $(MUTATION_JOBS))
+	$(BIN)/python scripts/mutation.py $(if $(MUTATION_JOBS),--jobs $(MUTATION_JOBS)) $(if $(MUTATION_ONLY),--only $(MUTATION_ONLY))
 
 lint: env
 	$(BIN)/snakemake --lint

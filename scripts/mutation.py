@@ -9,6 +9,7 @@ surviving mutant with its file, line and diff. Mutants listed in scripts/mutatio
 
     python scripts/mutation.py                 # fresh run, then the report
     python scripts/mutation.py --survivors     # rerun only the last run's survivors (after new tests)
+    python scripts/mutation.py --only 'replication.io.*' 'replication.config.*'   # some modules only
     python scripts/mutation.py --report-only   # the report of the last run
 """
 from __future__ import annotations
@@ -46,14 +47,19 @@ def run_mutmut(jobs: int | None) -> float:
     return time.monotonic() - start
 
 
+def run_named(patterns: list[str], jobs: int | None) -> float:
+    """Run the mutants whose names match ``patterns`` (fnmatch), reusing the mutants and test
+    records of an earlier run when there is one (mutmut adds the records of new tests)."""
+    command = [str(MUTMUT), "run"] + ([f"--max-children={jobs}"] if jobs else []) + patterns
+    start = time.monotonic()
+    subprocess.run(command, cwd=ROOT, check=False)
+    return time.monotonic() - start
+
+
 def rerun_survivors(jobs: int | None) -> float:
     """Run again, against the current tests, the mutants that no test killed last time."""
-    names = [name for name, status in mutmut_results().items() if status not in DETECTED]
-    start = time.monotonic()
-    if names:
-        command = [str(MUTMUT), "run"] + ([f"--max-children={jobs}"] if jobs else []) + names
-        subprocess.run(command, cwd=ROOT, check=False)
-    return time.monotonic() - start
+    names = [name for name, status in mutmut_results().items() if status not in DETECTED | {"not checked"}]
+    return run_named(names, jobs) if names else 0.0
 
 
 def mutmut_results() -> dict[str, str]:
@@ -145,7 +151,7 @@ def build_report(results: dict[str, str], wall_s: float | None, what: str = "ful
     survivors, stale = [], []
     for name, status in sorted(results.items()):
         module = module_of(name)
-        if status == "not checked" or status == "skipped":
+        if status in ("not checked", "skipped", "check was interrupted by user"):
             counts[module]["not run"] += 1
             continue
         counts[module]["mutants"] += 1
@@ -176,12 +182,14 @@ def build_report(results: dict[str, str], wall_s: float | None, what: str = "ful
     lines += ["", f"**Overall kill rate: {rate(total):.1%}** ({total['killed']} killed of "
               f"{total['mutants'] - total['equivalent']} mutants; {total['equivalent']} equivalent left out; "
               f"{total['survived']} surviving)", ""]
-    lines += ["| module | mutants | killed | equivalent | surviving | kill rate |", "|---|---:|---:|---:|---:|---:|"]
+    lines += ["| module | mutants run | killed | equivalent | surviving | kill rate | not run |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
     for module in sorted(counts):
         c = counts[module]
-        lines.append(f"| {module} | {c['mutants']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {rate(c):.1%} |")
+        shown = f"{rate(c):.1%}" if c["mutants"] else "-"
+        lines.append(f"| {module} | {c['mutants']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {shown} | {c['not run']} |")
     if total["not run"]:
-        lines += ["", f"{total['not run']} mutants were not run (an interrupted run?)."]
+        lines += ["", f"{total['not run']} mutants were not run (a partial or interrupted run): the rates cover the rest."]
     if stale:
         lines += ["", "Listed as equivalent but the mutation under that name changed (re-check): " + ", ".join(stale)]
     lines += ["", f"## Surviving mutants ({len(survivors)})", ""]
@@ -197,15 +205,19 @@ def main() -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--report-only", action="store_true", help="write the report of the last run")
     mode.add_argument("--survivors", action="store_true", help="rerun only the last run's surviving mutants")
+    mode.add_argument("--only", nargs="+", metavar="GLOB", help="run only the mutants matching these name patterns")
     parser.add_argument("--jobs", type=int, default=None, help="mutants run side by side (default: mutmut's, the cores)")
     args = parser.parse_args()
     if args.report_only:
         wall_s = None
     elif args.survivors:
         wall_s = rerun_survivors(args.jobs)
+    elif args.only:
+        wall_s = run_named(args.only, args.jobs)
     else:
         wall_s = run_mutmut(args.jobs)
-    report = build_report(mutmut_results(), wall_s, "rerun of the survivors" if args.survivors else "full run")
+    what = "rerun of the survivors" if args.survivors else f"only {' '.join(args.only)}" if args.only else "full run"
+    report = build_report(mutmut_results(), wall_s, what)
     write_text(report, REPORT)
     print(report.split("## Surviving")[0])
     print(f"report: {REPORT.relative_to(ROOT)}")
