@@ -107,3 +107,30 @@ def test_as_defined_differs_from_as_coded():
     defined = metrics.eq9_ratio(run.pair_sum[0], clean, y)
     coded = metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y)
     assert not np.isclose(defined, coded, rtol=1e-2)
+
+
+def test_batched_runs_give_each_run_its_own_value():
+    """The grid evaluates many runs at once: (B, n, T) inputs give B values, each its run's."""
+    rng = np.random.default_rng(7)
+    pair_sum = rng.uniform(0.1, 5.0, (3, 6, 4))
+    last_q, first_q = rng.uniform(0.1, 1.0, (3, 6)), rng.uniform(0.1, 1.0, (3, 6))
+    clean = np.array([[True] * 6, [True, True, False, True, True, True], [True, False, True, True, False, True]])
+    y = np.array([[1, -1, 1, -1, 1, 1], [1, 1, -1, -1, 1, -1], [-1, 1, 1, -1, -1, 1]])
+    functions = {
+        "eq9": lambda k: metrics.eq9_ratio(pair_sum[k], clean[k], y[k]),
+        "eq10": lambda k: metrics.eq10_ratio(pair_sum[k], clean[k], y[k]),
+        "eq9_coded": lambda k: metrics.eq9_ratio_as_coded(pair_sum[k], last_q[k], clean[k], y[k]),
+        "eq10_coded": lambda k: metrics.eq10_ratio_as_coded(first_q[k], clean[k], y[k]),
+        "eq10_coded_last": lambda k: metrics.eq10_ratio_as_coded_last(pair_sum[k], last_q[k], clean[k], y[k]),
+    }
+    batched = {
+        "eq9": metrics.eq9_ratio(pair_sum, clean, y),
+        "eq10": metrics.eq10_ratio(pair_sum, clean, y),
+        "eq9_coded": metrics.eq9_ratio_as_coded(pair_sum, last_q, clean, y),
+        "eq10_coded": metrics.eq10_ratio_as_coded(first_q, clean, y),
+        "eq10_coded_last": metrics.eq10_ratio_as_coded_last(pair_sum, last_q, clean, y),
+    }
+    for name, single in functions.items():
+        assert batched[name].shape == (3,), name
+        assert np.allclose(batched[name], [single(k) for k in range(3)], rtol=1e-12), name
+        assert len(set(np.round(batched[name], 12))) == 3, name  # the runs differ
