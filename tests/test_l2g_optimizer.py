@@ -79,3 +79,28 @@ def test_constant_schedule_keeps_the_rate():
         assert schedule.get_last_lr()[0] == settings["optimizer"]["lr"]
         optimizer.step()
         schedule.step()
+
+
+def test_one_cycle_leaves_the_adam_betas_alone():
+    settings = copy.deepcopy(SETTINGS)
+    model = make_model(settings)
+    optimizer = make_optimizer(model, settings)
+    schedule = make_schedule(optimizer, settings, 40)
+    for _ in range(10):
+        optimizer.step()
+        schedule.step()
+    assert all(group["betas"] == (0.9, 0.95) for group in optimizer.param_groups)
+
+
+def test_training_reports_progress_with_both_losses(capsys):
+    from replication.local_to_global.markov import MarkovChain
+    from replication.local_to_global.train import train
+
+    settings = {**copy.deepcopy(SETTINGS), "steps": 40, "chunk": 16, "checkpoints": []}
+    result = train(MarkovChain(0.2, 0.3), "standard", 3, settings, name="bar/standard/seed3", progress=True)
+    err = capsys.readouterr().err
+    assert "bar/standard/seed3" in err and "40/40" in err
+    last = result.losses.test_loss.dropna().iloc[-1]
+    assert f"train={result.losses.train_loss.iloc[-1]:.4f}" in err and f"test={last:.4f}" in err
+    train(MarkovChain(0.2, 0.3), "standard", 3, settings, name="quiet", progress=False)
+    assert "quiet" not in capsys.readouterr().err
