@@ -86,6 +86,15 @@ def test_writers_round_trip(tmp_path):
 
 def test_log_to_sends_stderr_and_the_logger_to_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "stderr", sys.stderr)  # restored after the test
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "level", root.level)  # restored after the test
+    root.setLevel(logging.WARNING)  # as in a fresh job (setLevel also clears the loggers' caches)
+    before = sys.stderr
+    assert io.log_to(None).name == "replication" and sys.stderr is before  # no log file: stderr stays
+    fresh = tmp_path / "new" / "deep" / "run.log"
+    io.log_to(fresh).info("first")
+    sys.stderr.close()
+    assert fresh.read_text().endswith("INFO first\n")
     path = tmp_path / "logs" / "job" / "run.log"
     path.parent.mkdir(parents=True)
     path.write_text("a previous attempt\n")

@@ -123,3 +123,13 @@ def test_claims_5_and_6_hold_or_fail_as_the_data_says():
     short = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss, range(0, 300))
     claims = {c.claim_id: c for c in transformer_claims(short, fig3, fig6, chain, settings)}
     assert not claims["5a"].holds and not claims["5b"].holds and "do not reach" in claims["5a"].reason
+
+
+def test_structure_table_keeps_the_asked_steps_only():
+    alpha = np.array([1.0, -1.0, 1.0, 1.0])
+    checkpoints = {"step": np.array([0, 5, 10]), "e": np.tile(alpha, (3, 1)),
+                   "W_1": np.stack([np.outer(np.arange(1.0, 9.0), alpha)] * 3), "W_V": np.stack([np.eye(4)] * 3)}
+    table = structure_table(checkpoints, steps=[5, 10])
+    assert list(table.columns) == ["matrix", "step", "top_share", "cos_e_input", "cos_e_output", "e_flatness"]
+    assert list(zip(table.matrix, table.step)) == [("W_1", 5), ("W_V", 5), ("W_1", 10), ("W_V", 10)]
+    assert len(structure_table(checkpoints)) == 6
