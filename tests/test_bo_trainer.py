@@ -77,3 +77,12 @@ def test_loss_at_uniform_attention():
     data = sample_dataset(np.random.default_rng(7), 400, 8, 2000, 20.0, 0.2, 0.0)
     nu = head(data.d, data.signal_norm)
     assert model.loss(data.x, data.y.astype(float), np.zeros(data.d), nu) == pytest.approx(0.649, abs=0.004)
+
+
+def test_direct_trainer_records_nothing_unless_asked():
+    data = _data(seed=4, d=50, n=6)
+    nu = head(data.d, data.signal_norm)
+    p, records = model.train_direct(data.x, data.y.astype(float), nu, 1e-2, 30)
+    assert records is None
+    p_recorded, recorded = model.train_direct(data.x, data.y.astype(float), nu, 1e-2, 30, record_every=10)
+    assert np.array_equal(p, p_recorded) and recorded.shape == (4, 6, 8)
