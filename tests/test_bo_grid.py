@@ -79,3 +79,23 @@ def test_model_from_config_takes_exactly_its_fields():
     settings = {"n": 10, "T": 6, "rho": 0.1, "eta": 0.3, "lr": 1e-3, "n_test": 50, "noise": "bernoulli", "other": 1}
     assert Model.from_config(settings) == Model(10, 6, 0.1, 0.3, 1e-3, 50, "bernoulli")
     assert axis_values({"start": 0.5, "stop": 1.0, "step": 0.25}) == [0.5, 0.75, 1.0]
+
+
+def test_progress_counts_cells_and_noise_model_reaches_the_data():
+    from replication.benign_overfitting.data import cell_seed, sample_gram_data, train_test_generators
+    from replication.benign_overfitting.grid import cell_problem
+
+    class Counter:
+        total = 0
+
+        def update(self, k):
+            self.total += k
+
+    counter = Counter()
+    run_cells([(250, 5.0, 1), (250, 10.0, 1), (250, 15.0, 1)], Model(n_test=20), 5, batch_cells=2, progress=counter)
+    assert counter.total == 3
+    model = Model(noise="bernoulli", eta=0.4)
+    data, _, _ = cell_problem(250, 5.0, 3, model)
+    train_rng, _ = train_test_generators(cell_seed(3, 250, 5.0))
+    expected = sample_gram_data(train_rng, model.n, model.T, 250, 5.0, model.rho, model.eta, "bernoulli")
+    assert np.array_equal(data.noisy, expected.noisy) and np.array_equal(data.gram, expected.gram)
