@@ -31,3 +31,34 @@ def test_claims_markdown_exact_text():
         "| BO-fig1 | Fig. 1 | accuracy | 1 | = 1 | PASS | ok |",
         "",
     ])
+
+
+def test_holds_and_paper_names_read_from_any_table():
+    from replication.claims_report import _holds, paper_of
+
+    for text in ("True", " true ", "1", "YES", "pass", "Pass"):
+        assert _holds(text), text
+    for value in ("False", "0", "no", "fail", "", float("nan"), 0.0, 0, None):
+        assert not _holds(value), value
+    assert _holds(1.0) and _holds(True) and _holds(2)
+    assert paper_of("Local to Global") == "Local to Global" and paper_of("LOCAL-to-global (2406.03072)") == "Local to Global"
+    assert paper_of("Benign or Not-Benign Overfitting") == "Benign overfitting"
+    assert paper_of("Other paper") == "Other paper" and paper_of(3) == "3"
+
+
+def test_merged_rows_keep_text_ids_and_a_fresh_index(tmp_path):
+    from replication.claims_report import merge_claims
+
+    first = pd.DataFrame([["Local to Global", "05", "Fig. 4", "s", 0.1, "t", "yes", "r"]], columns=CLAIM_COLUMNS)
+    second = pd.DataFrame([["Local to Global", "1", "Fig. 1", "s", 1.0, "t", "pass", "r"],
+                           ["Local to Global", "beyond", "Fig. 9", "s", 2.0, "t", "no", "r"]], columns=CLAIM_COLUMNS)
+    first.to_csv(tmp_path / "a.csv", index=False)
+    second.to_csv(tmp_path / "b.csv", index=False)
+    merged = merge_claims([tmp_path / "a.csv", tmp_path / "b.csv"])
+    assert list(merged.index) == list(range(len(merged))) and list(merged.columns) == CLAIM_COLUMNS
+    ids = list(merged.claim_id)
+    # "05" is read as text: its number is "05", no spec item, so it is kept beyond the spec, as is
+    by_id = merged.set_index("claim_id")
+    assert "05" in ids and "beyond" in ids and by_id.loc["L2G-5", "reason"] == "no claims table reports it"
+    assert by_id.loc["L2G-1", "holds"] and by_id.loc["05", "holds"] and not by_id.loc["beyond", "holds"]
+    assert merged.holds.dtype == bool and merged.holds.sum() == 2
