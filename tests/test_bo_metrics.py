@@ -134,3 +134,15 @@ def test_batched_runs_give_each_run_its_own_value():
         assert batched[name].shape == (3,), name
         assert np.allclose(batched[name], [single(k) for k in range(3)], rtol=1e-12), name
         assert len(set(np.round(batched[name], 12))) == 3, name  # the runs differ
+
+
+def test_a_class_with_zero_accumulation_gives_inf_without_warnings():
+    """x / 0 with x > 0: the balance is infinite, and said so without a division warning."""
+    y, clean = np.array([-1, 1, 1]), np.array([True, True, True])
+    pair_sum = np.array([[0.0, 0.0], [0.5, 0.0], [0.25, 0.0]])
+    q = np.array([0.0, 0.5, 0.25])  # the -1 sample comes first and adds nothing to the running sum
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isposinf(metrics.eq10_ratio(pair_sum, clean, y))
+        assert np.isposinf(metrics.eq10_ratio_as_coded(q, clean, y))
+        assert np.isposinf(metrics.eq10_ratio_as_coded_last(pair_sum, q, clean, y))
