@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,15 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 # The first test that asks for the smoke pipeline pays for it (a few minutes on 2 busy cores).
 PIPELINE_TIMEOUT_S = 1500
 SNAKEMAKE_TIMEOUT_S = 1200
+
+
+def shared_scope(fixture_name: str, config) -> str:
+    """Scope of an expensive shared fixture: one per module, but one per test under mutation testing.
+
+    mutmut records which tests run each function; a module-scoped fixture's calls count only for
+    the first test that asks for it, so the later tests would never run against a mutant.
+    """
+    return "function" if os.environ.get("MUTANT_UNDER_TEST") else "module"
 
 
 def _runs_snakemake(item: pytest.Item) -> bool:

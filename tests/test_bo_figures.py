@@ -11,11 +11,13 @@ from replication.benign_overfitting.runs import fig1_selections, trajectory
 from replication.config import ConfigError, validate_config
 from replication.plotting import apply_style
 
+from conftest import shared_scope
+
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 SCALES = {"benign": 0.06, "harmful": 1.0, "not_overfitting": 0.001}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def fig1_frame():
     return fig1_selections(10000, 20.0, 100, 100, Model(), SCALES, seed=1)
 

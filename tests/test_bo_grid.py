@@ -4,12 +4,14 @@ import pytest
 
 from replication.benign_overfitting.grid import GRID_COLUMNS, Model, axis_values, grid_cells, run_cells, shards
 
+from conftest import shared_scope
+
 REQUIRED = ["d", "signal_norm", "seed", "steps", "train_loss", "test_loss", "train_accuracy", "test_accuracy",
             "eq9_ratio", "eq9_ratio_as_coded", "eq10_ratio", "eq10_ratio_as_coded"]
 SMALL = Model(n_test=200)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def table():
     return run_cells([(250, 5.0, 1), (250, 40.0, 1), (500, 20.0, 2)], SMALL, 200, batch_cells=2)
 

@@ -7,13 +7,15 @@ from replication.benign_overfitting import model
 from replication.benign_overfitting.data import head, sample_dataset
 from replication.benign_overfitting.train import GramProblem, stack, train_gram
 
+from conftest import shared_scope
+
 
 def _data(seed=0, d=200, signal_norm=20.0, n=20):
     rng = np.random.default_rng(seed)
     return sample_dataset(rng, n, 8, d, signal_norm, 0.2, 0.2)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def runs():
     """2000 steps of both trainers on one data set (lr 1e-2 so that the run moves far from uniform)."""
     data = _data()
