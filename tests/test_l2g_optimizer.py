@@ -104,3 +104,14 @@ def test_training_reports_progress_with_both_losses(capsys):
     assert f"train={result.losses.train_loss.iloc[-1]:.4f}" in err and f"test={last:.4f}" in err
     train(MarkovChain(0.2, 0.3), "standard", 3, settings, name="quiet", progress=False)
     assert "quiet" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the fallback of a machine without CUDA")
+def test_cuda_request_without_cuda_falls_back_to_the_cpu_with_a_warning(caplog):
+    from replication.local_to_global.train import resolve_device
+
+    with caplog.at_level("WARNING", logger="replication"):
+        assert resolve_device("cuda") == torch.device("cpu")
+    assert [r.getMessage() for r in caplog.records] == ["device 'cuda' requested but not available; training on the CPU"]
+    caplog.clear()
+    assert resolve_device("cpu") == torch.device("cpu") and not caplog.records
