@@ -77,8 +77,16 @@ def mutmut_results() -> dict[str, str]:
 
 
 def mutant_diff(name: str) -> str:
-    output = subprocess.run([str(MUTMUT), "show", name], cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    return "\n".join(line for line in output.splitlines() if not line.startswith("# "))
+    """The mutant's diff, as `mutmut show` prints it (in this process: one `mutmut show` per
+    survivor would start Python hundreds of times)."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return get_diff_for_mutant(name)
+    finally:
+        os.chdir(cwd)
 
 
 def module_of(name: str) -> str:
