@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 CORES  ?= all
 CONFIG ?= config/config.yaml
 
-.PHONY: env figures test lint report clean diff bless bless-config bless-smoke timings
+.PHONY: env figures test lint report clean diff bless bless-config bless-smoke timings mutation
 
 env: $(VENV)/.installed
 
@@ -22,6 +22,12 @@ figures: env
 
 test: env
 	$(BIN)/python -m pytest
+
+# Mutation testing of src/replication/ against the fast tests (tens of minutes on 2 cores);
+# writes results/mutation/report.md. MUTATION_JOBS=N runs N mutants side by side (default: the cores);
+# MUTATION_ONLY='replication.io.* replication.config.*' runs those modules' mutants only.
+mutation: env
+	$(BIN)/python scripts/mutation.py $(if $(MUTATION_JOBS),--jobs $(MUTATION_JOBS)) $(if $(MUTATION_ONLY),--only $(MUTATION_ONLY))
 
 lint: env
 	$(BIN)/snakemake --lint
@@ -53,4 +59,4 @@ timings: env
 	$(BIN)/python scripts/benchmarks/timings.py --directory .
 
 clean:
-	rm -rf benchmarks results figures/local_to_global figures/benign_overfitting figures/all figures/claims.md figures/diff .snakemake/log
+	rm -rf benchmarks mutants results figures/local_to_global figures/benign_overfitting figures/all figures/claims.md figures/diff .snakemake/log

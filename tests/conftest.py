@@ -1,6 +1,8 @@
 """Shared fixtures: the smoke pipeline, run once per session into a temporary directory."""
 from __future__ import annotations
 
+import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,12 +11,43 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+# The first test that asks for the smoke pipeline pays for it (a few minutes on 2 busy cores).
+PIPELINE_TIMEOUT_S = 1500
+SNAKEMAKE_TIMEOUT_S = 1200
+
+
+def shared_scope(fixture_name: str, config) -> str:
+    """Scope of an expensive shared fixture: one per module, but one per test under mutation testing.
+
+    mutmut records which tests run each function; a module-scoped fixture's calls count only for
+    the first test that asks for it, so the later tests would never run against a mutant.
+    """
+    return "function" if os.environ.get("MUTANT_UNDER_TEST") else "module"
+
+
+def _runs_snakemake(item: pytest.Item) -> bool:
+    if "smoke_run" in getattr(item, "fixturenames", ()):
+        return True
+    function = getattr(item, "function", None)
+    try:
+        return function is not None and "run_snakemake(" in inspect.getsource(function)
+    except (OSError, TypeError):
+        return False
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that run Snakemake are marked ``pipeline`` and get the long time limit."""
+    for item in items:
+        if _runs_snakemake(item):
+            item.add_marker(pytest.mark.pipeline)
+            if item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(PIPELINE_TIMEOUT_S))
 
 
 def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Run the project's workflow in ``workdir`` (outputs land there, not in the checkout)."""
     command = [str(SNAKEMAKE), "--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(workdir), *args]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=SNAKEMAKE_TIMEOUT_S)
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
     return result

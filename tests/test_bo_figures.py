@@ -11,11 +11,13 @@ from replication.benign_overfitting.runs import fig1_selections, trajectory
 from replication.config import ConfigError, validate_config
 from replication.plotting import apply_style
 
+from conftest import shared_scope
+
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 SCALES = {"benign": 0.06, "harmful": 1.0, "not_overfitting": 0.001}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def fig1_frame():
     return fig1_selections(10000, 20.0, 100, 100, Model(), SCALES, seed=1)
 
@@ -116,8 +118,36 @@ def test_heatmap_data_and_failing_claims_are_reported():
 def test_all_claims_table(fig1_frame):
     trajectories = {p: _synthetic_trajectory([RELEVANT, WEAK_OPPOSITE, IRRELEVANT]) for p in "abc"}
     claims = all_claims(_grid([2.0] * 4), fig1_frame, trajectories)
-    assert len({c.claim_id for c in claims}) == len(claims) >= 20
+    assert len({c.claim_id for c in claims}) == len(claims) >= 24
     assert all(c.paper == "Benign overfitting" for c in claims)
+    # claim id -> (measured, holds), worked out from the inputs: clean samples end at r = 1 - 7 * 0.02 = 0.86,
+    # one noisy sample per final role, the grid of _grid (losses 0.45 / 0.63 / 0.41, accuracies 0.9 / 1.0).
+    expected = {
+        "fig1_benign_train_accuracy": (1.0, True), "fig1_benign_test_accuracy": (1.0, True),
+        "fig1_harmful_train_accuracy": (1.0, True), "fig1_harmful_test_accuracy": (0.62, True),
+        "fig1_not_overfitting_train_accuracy": (0.8, True), "fig1_not_overfitting_test_accuracy": (1.0, True),
+        "fig2_clean_r_to_one": (0.86, False), "fig2_noisy_r_to_zero": (0.86, False),
+        "fig3a_clean_select_relevant": (1.0, True), "fig3a_noisy_select_weak_opposite": (1.0, True),
+        "fig3b_noisy_select_irrelevant": (1.0, True), "fig3c_noisy_fitted_weak_opposite": (1.0, True),
+        "fig3c_noisy_stuck_relevant": (1.0, True),
+        "fig5_train_loss_range": (0.45, True), "fig5_test_loss_range": (0.63, True),
+        "fig5_test_loss_smallest_signal": (0.63, True), "fig5_test_loss_low_strong_signal": (0.41, True),
+        "test_accuracy_one_from_15": (1.0, True), "test_accuracy_at_5": (0.9, True),
+        "fig4_eq9_ratio_above_one": (1.0, True), "fig4_eq9_ratio_above_one_as_coded": (1.0, True),
+        "fig4_as_coded_is_smaller_class_size": (1.0, True), "fig6_eq10_ratio_in_band": (1.0, True),
+        "fig6_eq10_ratio_in_band_as_coded": (1.0, True),
+    }
+    by_id = {c.claim_id: c for c in claims}
+    assert set(expected) <= set(by_id)
+    for claim_id, (measured, holds) in expected.items():
+        assert np.isclose(by_id[claim_id].measured, measured) and by_id[claim_id].holds is holds, claim_id
+    assert by_id["fig1_harmful_test_accuracy"].threshold == "[0.53, 0.7]"
+    assert by_id["fig2_clean_r_to_one"].threshold == ">= 0.9" and by_id["fig2_noisy_r_to_zero"].threshold == "<= 0.1"
+    assert by_id["fig5_test_loss_range"].reason == "measured range [0.410, 0.630] over 4 runs, 100 steps"
+    assert by_id["fig3b_noisy_select_irrelevant"].figure == "Fig. 3b"
+    # the same grid with one Eq. 9 cell below 1: three of four cells is a share of 0.75, not all
+    failing = {c.claim_id: c for c in all_claims(_grid([2.0, 0.5, 2.0, 2.0]), fig1_frame, trajectories)}
+    assert failing["fig4_eq9_ratio_above_one"].measured == 0.75 and not failing["fig4_eq9_ratio_above_one"].holds
 
 
 def test_bad_config_is_one_clear_error():

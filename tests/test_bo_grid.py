@@ -4,12 +4,14 @@ import pytest
 
 from replication.benign_overfitting.grid import GRID_COLUMNS, Model, axis_values, grid_cells, run_cells, shards
 
+from conftest import shared_scope
+
 REQUIRED = ["d", "signal_norm", "seed", "steps", "train_loss", "test_loss", "train_accuracy", "test_accuracy",
             "eq9_ratio", "eq9_ratio_as_coded", "eq10_ratio", "eq10_ratio_as_coded"]
 SMALL = Model(n_test=200)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def table():
     return run_cells([(250, 5.0, 1), (250, 40.0, 1), (500, 20.0, 2)], SMALL, 200, batch_cells=2)
 
@@ -39,3 +41,63 @@ def test_cells_and_shards():
     parts = shards(cells, 40)
     assert len(parts) == 20 and sum(parts, []) == cells
     assert len(shards(cells[:45], 20)[-1]) == 5
+
+
+def test_each_row_holds_its_own_cells_quantities(table):
+    """Recompute every column of each cell on its own (one run, no batch) and compare with its row."""
+    from replication.benign_overfitting import metrics
+    from replication.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
+    from replication.benign_overfitting.grid import cell_problem, evaluate_from_probabilities
+    from replication.benign_overfitting.train import evaluate, outputs, project_test_set, stack, train_gram
+
+    for row, (d, m, seed) in zip(table.itertuples(), [(250, 5.0, 1), (250, 40.0, 1), (500, 20.0, 2)]):
+        data, problem, test_rng = cell_problem(d, m, seed, SMALL)
+        run = train_gram(*stack([problem]), SMALL.lr, 200)
+        clean, y = ~data.noisy, data.y
+        loss, accuracy = evaluate_from_probabilities(run.final_s[0], problem.gamma, y)
+        assert (row.d, row.signal_norm, row.seed) == (d, m, seed)
+        assert np.isclose(row.train_loss, loss) and np.isclose(row.train_accuracy, accuracy)
+        assert np.isclose(row.eq9_ratio, metrics.eq9_ratio(run.pair_sum[0], clean, y))
+        assert np.isclose(row.eq9_ratio_as_coded, metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y))
+        assert np.isclose(row.eq10_ratio, metrics.eq10_ratio(run.pair_sum[0], clean, y))
+        assert np.isclose(row.eq10_ratio_as_coded, metrics.eq10_ratio_as_coded(run.first_q[0], clean, y))
+        assert np.isclose(row.eq10_ratio_as_coded_last,
+                          metrics.eq10_ratio_as_coded_last(run.pair_sum[0], run.last_q[0], clean, y))
+        assert (row.n_clean_plus, row.n_clean_minus) == ((clean & (y == 1)).sum(), (clean & (y == -1)).sum())
+        chosen = data.roles[np.arange(len(y)), run.final_s[0].argmax(-1)]
+        noisy = data.noisy
+        assert row.noisy_fitted == (y * outputs(run.final_s[0], problem.gamma) > 0)[noisy].sum()
+        assert row.noisy_on_weak_opposite == (chosen[noisy] == WEAK_OPPOSITE).sum()
+        assert row.noisy_on_irrelevant == (chosen[noisy] == IRRELEVANT).sum()
+        assert row.clean_on_relevant == (chosen[~noisy] == RELEVANT).sum()
+        u, g, y_test = project_test_set(test_rng, run.a[0], problem, m, SMALL.n_test, SMALL.T, SMALL.rho, SMALL.noise)
+        test_loss, test_accuracy = evaluate(u, g, y_test)
+        assert np.isclose(row.test_loss, test_loss) and np.isclose(row.test_accuracy, test_accuracy)
+    # the cells differ: a row mix-up would show
+    assert table.eq9_ratio.nunique() == 3 and table.train_loss.nunique() == 3
+
+
+def test_model_from_config_takes_exactly_its_fields():
+    settings = {"n": 10, "T": 6, "rho": 0.1, "eta": 0.3, "lr": 1e-3, "n_test": 50, "noise": "bernoulli", "other": 1}
+    assert Model.from_config(settings) == Model(10, 6, 0.1, 0.3, 1e-3, 50, "bernoulli")
+    assert axis_values({"start": 0.5, "stop": 1.0, "step": 0.25}) == [0.5, 0.75, 1.0]
+
+
+def test_progress_counts_cells_and_noise_model_reaches_the_data():
+    from replication.benign_overfitting.data import cell_seed, sample_gram_data, train_test_generators
+    from replication.benign_overfitting.grid import cell_problem
+
+    class Counter:
+        total = 0
+
+        def update(self, k):
+            self.total += k
+
+    counter = Counter()
+    run_cells([(250, 5.0, 1), (250, 10.0, 1), (250, 15.0, 1)], Model(n_test=20), 5, batch_cells=2, progress=counter)
+    assert counter.total == 3
+    model = Model(noise="bernoulli", eta=0.4)
+    data, _, _ = cell_problem(250, 5.0, 3, model)
+    train_rng, _ = train_test_generators(cell_seed(3, 250, 5.0))
+    expected = sample_gram_data(train_rng, model.n, model.T, 250, 5.0, model.rho, model.eta, "bernoulli")
+    assert np.array_equal(data.noisy, expected.noisy) and np.array_equal(data.gram, expected.gram)

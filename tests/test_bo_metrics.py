@@ -1,4 +1,6 @@
 """Eqs. 9 and 10, as defined and as coded, on hand-made cases and against the authors' loop."""
+import warnings
+
 import numpy as np
 
 from replication.benign_overfitting import metrics
@@ -21,6 +23,39 @@ def test_as_defined_on_a_hand_made_case():
     # normalised balance: (6 / 2) / (3 / 1)
     assert np.isclose(metrics.eq10_ratio(pair_sum, clean, y), 1.0)
     assert np.isclose(metrics.S(np.array([[0.5, 0.5]])), 0.25)
+
+
+def test_as_defined_on_an_asymmetric_case():
+    # accumulated S (token 0): clean +1 -> 2, 6, 1 (mean 3); clean -1 -> 4 (mean 4); a noisy sample and a
+    # larger non-relevant accumulation (9) on a clean sample
+    pair_sum = np.array([
+        [2.0, 9.0], [6.0, 0.5], [1.0, 0.5], [4.0, 1.0], [5.0, 0.0],
+    ])
+    clean = np.array([True, True, True, True, False])
+    y = np.array([1, 1, 1, -1, -1])
+    assert np.isclose(metrics.eq10_ratio(pair_sum, clean, y), 3 / 4)
+    assert np.isclose(metrics.eq10_ratio(pair_sum, clean, -y), 4 / 3)  # class swap: the reciprocal
+    assert np.isclose(metrics.eq9_ratio(pair_sum, clean, y), min(9.0, 4.0) / 9.0)
+    assert np.isclose(metrics.eq9_ratio(pair_sum, clean, -y), 4 / 9)
+
+
+def test_S_reads_the_relevant_token():
+    s = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3]])
+    assert np.allclose(metrics.relevance(s), [0.7, 0.1])
+    assert np.allclose(metrics.S(s), [0.7 * 0.3, 0.1 * 0.9])
+
+
+def test_a_missing_class_gives_nan_without_warnings():
+    """A grid cell whose clean samples are all of one class: Eq. 10 is 0/0, NaN, silently."""
+    pair_sum = np.array([[2.0, 1.0], [3.0, 1.0]])
+    clean, y = np.array([True, True]), np.array([1, 1])
+    first_q = np.array([0.5, 0.25])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(metrics.eq10_ratio(pair_sum, clean, y))
+        assert np.isnan(metrics.eq10_ratio(pair_sum, ~clean, y))
+        assert np.isnan(metrics.eq10_ratio_as_coded(first_q, clean, y))
+        assert np.isnan(metrics.eq10_ratio_as_coded_last(pair_sum, first_q, clean, y))
 
 
 def _authors_loop(trajectory, clean, y):
@@ -72,3 +107,42 @@ def test_as_defined_differs_from_as_coded():
     defined = metrics.eq9_ratio(run.pair_sum[0], clean, y)
     coded = metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y)
     assert not np.isclose(defined, coded, rtol=1e-2)
+
+
+def test_batched_runs_give_each_run_its_own_value():
+    """The grid evaluates many runs at once: (B, n, T) inputs give B values, each its run's."""
+    rng = np.random.default_rng(7)
+    pair_sum = rng.uniform(0.1, 5.0, (3, 6, 4))
+    last_q, first_q = rng.uniform(0.1, 1.0, (3, 6)), rng.uniform(0.1, 1.0, (3, 6))
+    clean = np.array([[True] * 6, [True, True, False, True, True, True], [True, False, True, True, False, True]])
+    y = np.array([[1, -1, 1, -1, 1, 1], [1, 1, -1, -1, 1, -1], [-1, 1, 1, -1, -1, 1]])
+    functions = {
+        "eq9": lambda k: metrics.eq9_ratio(pair_sum[k], clean[k], y[k]),
+        "eq10": lambda k: metrics.eq10_ratio(pair_sum[k], clean[k], y[k]),
+        "eq9_coded": lambda k: metrics.eq9_ratio_as_coded(pair_sum[k], last_q[k], clean[k], y[k]),
+        "eq10_coded": lambda k: metrics.eq10_ratio_as_coded(first_q[k], clean[k], y[k]),
+        "eq10_coded_last": lambda k: metrics.eq10_ratio_as_coded_last(pair_sum[k], last_q[k], clean[k], y[k]),
+    }
+    batched = {
+        "eq9": metrics.eq9_ratio(pair_sum, clean, y),
+        "eq10": metrics.eq10_ratio(pair_sum, clean, y),
+        "eq9_coded": metrics.eq9_ratio_as_coded(pair_sum, last_q, clean, y),
+        "eq10_coded": metrics.eq10_ratio_as_coded(first_q, clean, y),
+        "eq10_coded_last": metrics.eq10_ratio_as_coded_last(pair_sum, last_q, clean, y),
+    }
+    for name, single in functions.items():
+        assert batched[name].shape == (3,), name
+        assert np.allclose(batched[name], [single(k) for k in range(3)], rtol=1e-12), name
+        assert len(set(np.round(batched[name], 12))) == 3, name  # the runs differ
+
+
+def test_a_class_with_zero_accumulation_gives_inf_without_warnings():
+    """x / 0 with x > 0: the balance is infinite, and said so without a division warning."""
+    y, clean = np.array([-1, 1, 1]), np.array([True, True, True])
+    pair_sum = np.array([[0.0, 0.0], [0.5, 0.0], [0.25, 0.0]])
+    q = np.array([0.0, 0.5, 0.25])  # the -1 sample comes first and adds nothing to the running sum
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isposinf(metrics.eq10_ratio(pair_sum, clean, y))
+        assert np.isposinf(metrics.eq10_ratio_as_coded(q, clean, y))
+        assert np.isposinf(metrics.eq10_ratio_as_coded_last(pair_sum, q, clean, y))

@@ -8,8 +8,10 @@ from replication.benign_overfitting.train import (GramProblem, evaluate, outputs
                                                   project_test_set, train_gram)
 from replication.benign_overfitting.model import softmax
 
+from conftest import shared_scope
 
-@pytest.fixture(scope="module")
+
+@pytest.fixture(scope=shared_scope)
 def trained():
     """A trained p far from 0 (so both projections matter), from a small benign-looking run."""
     d, norm = 300, 10.0

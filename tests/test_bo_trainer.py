@@ -7,13 +7,15 @@ from replication.benign_overfitting import model
 from replication.benign_overfitting.data import head, sample_dataset
 from replication.benign_overfitting.train import GramProblem, stack, train_gram
 
+from conftest import shared_scope
+
 
 def _data(seed=0, d=200, signal_norm=20.0, n=20):
     rng = np.random.default_rng(seed)
     return sample_dataset(rng, n, 8, d, signal_norm, 0.2, 0.2)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def runs():
     """2000 steps of both trainers on one data set (lr 1e-2 so that the run moves far from uniform)."""
     data = _data()
@@ -77,3 +79,12 @@ def test_loss_at_uniform_attention():
     data = sample_dataset(np.random.default_rng(7), 400, 8, 2000, 20.0, 0.2, 0.0)
     nu = head(data.d, data.signal_norm)
     assert model.loss(data.x, data.y.astype(float), np.zeros(data.d), nu) == pytest.approx(0.649, abs=0.004)
+
+
+def test_direct_trainer_records_nothing_unless_asked():
+    data = _data(seed=4, d=50, n=6)
+    nu = head(data.d, data.signal_norm)
+    p, records = model.train_direct(data.x, data.y.astype(float), nu, 1e-2, 30)
+    assert records is None
+    p_recorded, recorded = model.train_direct(data.x, data.y.astype(float), nu, 1e-2, 30, record_every=10)
+    assert np.array_equal(p, p_recorded) and recorded.shape == (4, 6, 8)

@@ -104,7 +104,8 @@ def test_unknown_init_name_is_rejected():
 
 
 def test_command_line_override_is_validated_before_any_job(tmp_path):
-    result = run_snakemake(tmp_path, "--cores", "1", "--config", "local_to_global={fig1: {chains: [{p: 0.4, q: 0.6}]}}", check=False)
+    # -n: should validation ever let the value through, the test fails without running the pipeline
+    result = run_snakemake(tmp_path, "--cores", "1", "-n", "--config", "local_to_global={fig1: {chains: [{p: 0.4, q: 0.6}]}}", check=False)
     assert result.returncode != 0
     output = result.stdout + result.stderr
     lines = [line for line in output.splitlines() if "Invalid config" in line]

@@ -6,6 +6,8 @@ import pytest
 from replication.local_to_global import basins, canonical, landscape, plots
 from replication.local_to_global.markov import MarkovChain
 
+from conftest import shared_scope
+
 SETTINGS = {
     "chains": [{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}],
     "sigmas": [0.05, 1.0],
@@ -19,12 +21,12 @@ SETTINGS = {
 COLUMNS = ["model", "p", "q", "sigma", "n_starts", "fraction_local_min", "fraction_local_min_theory"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def measured():
     return basins.measure_basins(SETTINGS)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def grid():
     return basins.grid_agreement(SETTINGS)
 

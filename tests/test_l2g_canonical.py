@@ -8,6 +8,8 @@ from replication.local_to_global import canonical
 from replication.local_to_global.flow import integrate_flow
 from replication.local_to_global.markov import MarkovChain
 
+from conftest import shared_scope
+
 CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
 IDS = [f"p={c.p},q={c.q}" for c in CHAINS]
 
@@ -77,7 +79,7 @@ def _starting_grid(chain, margin=0.05):
     return np.column_stack([e[keep], w[keep]])
 
 
-@pytest.fixture(scope="module", params=CHAINS, ids=IDS)
+@pytest.fixture(scope=shared_scope, params=CHAINS, ids=IDS)
 def grid_flows(request):
     """(chain, starts, endpoints) of flows from a grid of starts, shared by the tests below."""
     chain = request.param

@@ -19,7 +19,8 @@ def test_manifest_lists_every_figure_with_its_hash(smoke_run):
         if path.suffix == ".pdf":  # a figure: its PNG and tidy data stand beside it
             assert path.with_suffix(".png").exists() and path.with_suffix(".csv").exists()
         assert hashlib.sha256(path.read_bytes()).hexdigest() == row.sha256
-        assert row.paper in {"Local to Global", "Benign overfitting"} or row.paper
+        assert row.paper in {"Local to Global", "Benign overfitting", "both"}
+        assert isinstance(row.figure, str) and row.figure.strip()
 
 
 def test_every_rule_logs_and_a_rerun_does_nothing(smoke_run):

@@ -1,0 +1,130 @@
+"""Invariants of the mathematics, checked on inputs drawn by Hypothesis (derandomised: the same
+examples on every run, so a failure reproduces)."""
+import numpy as np
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize_scalar
+from scipy.special import log_expit
+
+from replication.benign_overfitting import metrics, model
+from replication.benign_overfitting.data import head, sample_dataset
+from replication.benign_overfitting.train import GramProblem, stack, train_gram
+from replication.local_to_global import canonical
+from replication.local_to_global.data import sample_sequences
+from replication.local_to_global.flow import integrate_flow
+from replication.local_to_global.markov import MarkovChain
+
+FAST = settings(max_examples=12, deadline=None, derandomize=True, database=None)
+
+# Transition probabilities away from 0, 1 and the excluded line p + q = 1.
+probability = st.floats(0.03, 0.97)
+
+
+def chains():
+    return st.tuples(probability, probability).filter(lambda pq: abs(pq[0] + pq[1] - 1) > 0.05).map(
+        lambda pq: MarkovChain(*pq)
+    )
+
+
+@FAST
+@given(chain=chains(), e=st.floats(-1.5, 1.5), w=st.floats(0.05, 1.5) | st.floats(-1.5, -0.05))
+def test_energy_is_conserved_along_flows(chain, e, w):
+    """Lemma 1: E(e, w) = e^2 - w^2 - sign(w) log|w| is constant along the gradient flow."""
+    t, path = integrate_flow(canonical.flow_gradient(chain), np.array([[e, w]]), 5.0, np.linspace(0, 5, 11))
+    energy = canonical.energy(path[:, 0, 0], path[:, 0, 1])
+    assert np.all(np.isfinite(energy))
+    assert np.ptp(energy) <= 1e-7 * max(1.0, abs(energy[0]))
+    # the loss never increases along a gradient flow
+    losses = canonical.loss(chain, path[:, 0, 0], path[:, 0, 1])
+    assert np.all(np.diff(losses) <= 1e-12)
+
+
+@FAST
+@given(chain=chains(), gap=st.floats(-6.0, 12.0))
+def test_closed_form_offset_minimises_the_loss(chain, gap):
+    """Lemma 5's c*(D) against a numerical minimisation of the population loss over the offset."""
+    pi0, pi1 = chain.stationary
+    p, q = chain.p, chain.q
+
+    def loss(c):
+        z1 = gap + c
+        return -pi1 * ((1 - q) * log_expit(z1) + q * log_expit(-z1)) - pi0 * (p * log_expit(c) + (1 - p) * log_expit(-c))
+
+    numerical = minimize_scalar(loss, bracket=(-30.0, 0.0, 30.0), tol=1e-12).x
+    closed = float(chain.optimal_offset(gap))
+    assert abs(closed - numerical) < 1e-5 * max(1.0, abs(numerical))
+    assert np.isclose(float(chain.loss_of_gap(gap)), loss(closed), rtol=1e-12, atol=1e-15)
+
+
+@FAST
+@given(chain=chains(), seed=st.integers(0, 2**31 - 1))
+def test_sampled_chains_have_the_kernel_and_stationary_law(chain, seed):
+    x = sample_sequences(chain, (400,), 200, torch.Generator().manual_seed(seed)).numpy()
+    assert set(np.unique(x)) <= {0, 1}
+    previous, following = x[:, :-1].ravel(), x[:, 1:].ravel()
+    after_zero, after_one = following[previous == 0], following[previous == 1]
+    # 80 000 transitions: the empirical kernel within 5 binomial standard errors of (p, q)
+    for observed, expected, count in ((after_zero.mean(), chain.p, len(after_zero)),
+                                      (1 - after_one.mean(), chain.q, len(after_one))):
+        assert abs(observed - expected) < 5 * np.sqrt(expected * (1 - expected) / count) + 1e-3
+    # the first symbol is drawn from pi: 400 independent draws
+    pi1 = chain.stationary[1]
+    assert abs(x[:, 0].mean() - pi1) < 5 * np.sqrt(pi1 * (1 - pi1) / 400) + 1e-3
+
+
+@settings(max_examples=6, deadline=None, derandomize=True, database=None)
+@given(
+    d=st.integers(8, 40),
+    n=st.integers(4, 10),
+    T=st.integers(3, 6),
+    seed=st.integers(0, 2**31 - 1),
+    lr=st.sampled_from([1e-3, 1e-2, 5e-2]),
+)
+def test_gram_trainer_equals_direct_trainer(d, n, T, seed, lr):
+    data = sample_dataset(np.random.default_rng(seed), n, T, d, 5.0, 0.2, 0.25)
+    nu = head(data.d, data.signal_norm)
+    p, direct = model.train_direct(data.x, data.y.astype(float), nu, lr, 60, record_every=20)
+    problem = GramProblem.from_data(data)
+    gram = train_gram(*stack([problem]), lr, 60, record_every=20)
+    assert np.abs(gram.trajectory[0] - direct).max() < 1e-10
+    assert np.allclose(data.x.reshape(-1, data.d).T @ gram.a[0], p, rtol=1e-9, atol=1e-12)
+
+
+def _accumulations():
+    """A positive (n, T) table of time sums, labels with both classes clean at least once."""
+    return st.integers(4, 9).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.lists(st.floats(0.01, 10.0), min_size=3, max_size=3), min_size=n, max_size=n),
+            st.lists(st.booleans(), min_size=n, max_size=n),
+            st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n),
+            st.permutations(range(n)),
+        )
+    ).map(lambda t: (np.array(t[0]), np.array(t[1]), np.array(t[2]), np.array(t[3])))
+
+
+def _both_classes(clean, y):
+    clean = clean.copy()
+    clean[:2] = True
+    y = y.copy()
+    y[0], y[1] = 1, -1
+    return clean, y
+
+
+@FAST
+@given(_accumulations())
+def test_eq9_eq10_under_class_swap_and_permutation(case):
+    pair_sum, clean, y, order = case
+    clean, y = _both_classes(clean, y)
+    eq9, eq10 = metrics.eq9_ratio(pair_sum, clean, y), metrics.eq10_ratio(pair_sum, clean, y)
+    # swapping the classes: min is symmetric, the balance becomes its reciprocal
+    assert np.isclose(metrics.eq9_ratio(pair_sum, clean, -y), eq9, rtol=1e-12)
+    assert np.isclose(metrics.eq10_ratio(pair_sum, clean, -y), 1.0 / eq10, rtol=1e-12)
+    # the samples' order does not matter
+    assert np.isclose(metrics.eq9_ratio(pair_sum[order], clean[order], y[order]), eq9, rtol=1e-12)
+    assert np.isclose(metrics.eq10_ratio(pair_sum[order], clean[order], y[order]), eq10, rtol=1e-12)
+    # against the formulas written out with Python loops
+    plus = [pair_sum[i, 0] for i in range(len(y)) if clean[i] and y[i] == 1]
+    minus = [pair_sum[i, 0] for i in range(len(y)) if clean[i] and y[i] == -1]
+    assert np.isclose(eq9, min(sum(plus), sum(minus)) / pair_sum.max(), rtol=1e-12)
+    assert np.isclose(eq10, (sum(plus) / len(plus)) / (sum(minus) / len(minus)), rtol=1e-12)
