@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from .data import BatchStream
 from .markov import MarkovChain
+from ..numerics import perturb_module
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
 
 log = logging.getLogger("replication")
@@ -101,7 +102,9 @@ def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = 
         settings["sigma"],
         torch.Generator().manual_seed(stream_seed(seed, _INIT)),
         settings.get("rank_one_value", "input"),
-    ).to(device)
+    )
+    perturb_module(model, f"transformer/{name}")  # numerical-noise ensembles only; a no-op otherwise
+    model = model.to(device)
     optimizer = make_optimizer(model, settings)
     schedule = make_schedule(optimizer, settings, steps)
     train_data = BatchStream(chain, batch, context, stream_seed(seed, _TRAIN), chunk, device)
