@@ -22,16 +22,20 @@ def make_figures(workdir: Path, **kwargs) -> subprocess.Popen:
 
 
 def incomplete_outputs(workdir: Path) -> set[str]:
-    """Outputs Snakemake marked as being written (its markers are base64 of the path)."""
+    """Outputs Snakemake marked as being written: each marker is the urlsafe base64 of the path,
+    cut into folders whose names start with '@' when it is longer than a file name may be."""
     markers = workdir / ".snakemake" / "incomplete"
     names = set()
     for marker in markers.rglob("*") if markers.is_dir() else []:
-        if marker.is_file():
-            try:
-                names.add(base64.b64decode(marker.name, altchars=b"+-").decode())
-            except ValueError:
-                continue
+        if marker.is_file() and marker.name != "migration_underway":
+            encoded = "".join(part.removeprefix("@") for part in marker.relative_to(markers).parts)
+            names.add(base64.urlsafe_b64decode(encoded).decode())
     return names
+
+
+def finished_outputs(workdir: Path) -> set[str]:
+    done = {p.relative_to(workdir).as_posix() for p in (workdir / "results").rglob("*") if p.is_file()}
+    return done - incomplete_outputs(workdir)
 
 
 def snapshot(workdir: Path) -> dict[str, tuple[int, str]]:
@@ -50,7 +54,7 @@ def test_sigkill_mid_job_then_the_same_command_finishes(tmp_path, smoke_run):
     deadline = time.monotonic() + 900
     # Kill once some job has finished and another is being written: a run caught mid-job.
     while time.monotonic() < deadline and first.poll() is None:
-        if incomplete_outputs(workdir) and any((workdir / "results").rglob("*.csv")):
+        if incomplete_outputs(workdir) and finished_outputs(workdir):
             break
         time.sleep(0.2)
     assert first.poll() is None, "the run ended before it could be killed:\n" + first.stdout.read()[-3000:]
