@@ -1,7 +1,6 @@
 """Last-bit perturbations for numerical-noise ensembles: off by default, a few ulps when on."""
 import numpy as np
 import pytest
-import torch
 
 from replication.benign_overfitting.data import sample_gram_data
 from replication.local_to_global.markov import MarkovChain
