@@ -58,4 +58,4 @@ bless-smoke: env
 	$(BLESS) --configfile config/smoke.yaml -- $$tmp figures/reference/smoke && rm -rf $$tmp
 
 clean:
-	rm -rf results figures/local_to_global figures/benign_overfitting figures/all figures/claims.md figures/diff .snakemake/log
+	rm -rf results figures/local_to_global figures/benign_overfitting figures/all figures/provenance.json figures/claims.md figures/diff .snakemake/log
