@@ -136,6 +136,7 @@ def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = 
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
+            perturb_module(model, f"transformer/{name}/step{step}")  # ensembles only: rounding noise of each step
             schedule.step()
             train_loss[step] = loss.detach()
             evaluate(step)
