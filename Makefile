@@ -5,6 +5,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORES  ?= all
 CONFIG ?= config/config.yaml
+# Where the pipeline runs (outputs land there); a scratch folder keeps figures/ as it is.
+WORKDIR ?= .
+# Perturbation members of the numerical-noise ensemble that `make bless` runs, and what they build.
+ENSEMBLE ?= 1 2
+ENSEMBLE_TARGETS ?= figures/all
+# Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
+PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
 .PHONY: env figures test lint report clean diff bless bless-config bless-smoke timings mutation
 
@@ -18,7 +25,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 figures: env
-	$(BIN)/snakemake figures/all --cores $(CORES) --configfile $(CONFIG)
+	$(PIPELINE) figures/all --cores $(CORES) --configfile $(abspath $(CONFIG))
 
 test: env
 	$(BIN)/python -m pytest
@@ -38,25 +45,27 @@ report: env
 # Every figure against figures/reference/<set> (CONFIG=config/smoke.yaml compares the smoke set).
 # Exits non-zero when one exceeds tolerance; figures/diff/report.html stays to be read.
 diff: env
-	$(BIN)/snakemake figures/diff/passed --cores $(CORES) --configfile $(CONFIG)
+	$(PIPELINE) figures/diff/passed --cores $(CORES) --configfile $(abspath $(CONFIG))
 
-# The committed references change only here, on purpose: both sets from fresh pipeline runs.
+# The committed references change only here, on purpose: both sets from fresh pipeline runs, each
+# with the envelope of an ensemble of perturbed reruns (members in scratch folders; cost printed).
+BLESS = $(BIN)/python -m replication.diff bless --members $(ENSEMBLE) --targets $(ENSEMBLE_TARGETS) --cores $(CORES)
+
 bless: bless-config bless-smoke
 
 bless-config: env
-	$(BIN)/snakemake figures/all --cores $(CORES) --configfile config/config.yaml
-	$(BIN)/python -m replication.diff bless . figures/reference/config
+	$(MAKE) figures CONFIG=config/config.yaml
+	$(BLESS) --configfile config/config.yaml -- . figures/reference/config
 
 # In a scratch directory, so the paper-setting figures in figures/ stay as they are.
 bless-smoke: env
 	tmp=$$(mktemp -d) && \
-	$(BIN)/snakemake figures/all --cores $(CORES) --snakefile workflow/Snakefile --directory $$tmp \
-		--configfile $(CURDIR)/config/smoke.yaml && \
-	$(BIN)/python -m replication.diff bless $$tmp figures/reference/smoke && rm -rf $$tmp
+	$(MAKE) figures CONFIG=config/smoke.yaml WORKDIR=$$tmp && \
+	$(BLESS) --configfile config/smoke.yaml -- $$tmp figures/reference/smoke && rm -rf $$tmp
 
 # CPU-s, wall and peak memory per rule from the benchmark files of the last pipeline run.
 timings: env
 	$(BIN)/python scripts/benchmarks/timings.py --directory .
 
 clean:
-	rm -rf benchmarks mutants results figures/local_to_global figures/benign_overfitting figures/all figures/claims.md figures/diff .snakemake/log
+	rm -rf benchmarks mutants results figures/local_to_global figures/benign_overfitting figures/all figures/provenance.json figures/claims.md figures/diff .snakemake/log

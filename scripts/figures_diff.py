@@ -1,7 +1,7 @@
 """Regenerated figures against the reference set: images, summary.csv and report.html."""
 from pathlib import Path
 
-from replication.diff import diff_figures
+from replication.diff import diff_figures, figure_verdicts
 from replication.io import log_to
 
 log = log_to(snakemake.log[0])
@@ -13,6 +13,8 @@ summary = diff_figures(
     settings["image_rms"],
     settings["data"],
     settings["external_dir"],
+    envelope_factor=settings["envelope_factor"],
+    provenance=snakemake.input.provenance,
 )
-for row in summary.itertuples():
-    log.info("%s %s: %s", row.status, row.key, row.message)
+for row in figure_verdicts(summary).itertuples():
+    log.info("%s %s (margin %.3g, %s): %s", row.status, row.key, row.margin, row.worst, row.message)

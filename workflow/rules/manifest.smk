@@ -2,14 +2,18 @@
 
 
 rule figures_manifest:
-    """figures/all: one line per figure, and the claims report, with sha256 and what it reproduces."""
+    """figures/all: one line per figure, and the claims report, with sha256 and what it reproduces;
+    figures/provenance.json beside it: the code, config, software and machine that made them."""
     input:
         [path for record in FIGURES for path in figure_files(record["path"])],
         [record["path"] for record in TABLES],
         rules.claims_report.output.md,
     output:
-        "figures/all",
+        manifest="figures/all",
+        provenance="figures/provenance.json",
     params:
+        config=config,
+        project_root=str(Path(workflow.basedir).parent),
         figures=FIGURES + TABLES + [{"path": CLAIMS_REPORT, "paper": "both", "figure": "claims report"}],
     log:
         "logs/figures_manifest.log",

@@ -1,7 +1,10 @@
 # The claims report of both papers, and regenerated figures against committed references.
 # Inputs come from the registries through functions, so figures registered by rule files
 # included after this one are covered too.
+from replication.numerics import active as perturbation_from_environment
 from replication.paths import files_under, reference_set_dir
+
+perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops the run before any job
 
 CLAIMS_REPORT = "figures/claims.md"
 REFERENCE_SET = reference_set_dir(config["diff"], Path(workflow.basedir).parent)
@@ -24,12 +27,14 @@ rule claims_report:
 
 
 rule figures_diff:
-    """Every figure's PNG (RMS) and data (tolerances) against the reference set: an HTML report."""
+    """Every figure's PNG (RMS) and data against the reference set, within k x the reference set's
+    numerical-noise envelope plus the configured floors: summary.csv with margins, an HTML report."""
     input:
         figures=lambda wildcards: [p for r in FIGURES for p in figure_files(r["path"]) if not p.endswith(".pdf")],
         # References and external images are inputs, so that `make bless` brings a new diff.
         references=lambda wildcards: files_under(REFERENCE_SET),
         external=lambda wildcards: files_under(config["diff"]["external_dir"]),
+        provenance="figures/provenance.json",  # written with figures/all (manifest.smk)
     output:
         report="figures/diff/report.html",
         summary="figures/diff/summary.csv",

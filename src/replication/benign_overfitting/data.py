@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..numerics import perturb
+
 # Token roles (also the colour groups of Fig. 3).
 RELEVANT, WEAK_ALIGNED, WEAK_OPPOSITE, IRRELEVANT = 0, 1, 2, 3
 ROLE_NAMES = {
@@ -106,7 +108,7 @@ def sample_dataset(
     """Draw one data set; eps ~ N(0, I_d) for every token."""
     clean_y, noisy = sample_labels(rng, n, eta, noise)
     roles = sample_roles(rng, n, T, noise)
-    x = rng.standard_normal((n, T, d))
+    x = perturb(rng.standard_normal((n, T, d)), "tokens")
     x[..., :2] += signal_norm * signal_coefficients(clean_y, roles, rho)
     return TokenData(x=x, y=np.where(noisy, -clean_y, clean_y), clean_y=clean_y, noisy=noisy, roles=roles,
                      signal_norm=float(signal_norm))
@@ -160,6 +162,7 @@ def sample_gram_data(rng: np.random.Generator, n: int, T: int, d: int, signal_no
     coords = rng.standard_normal((N, 2)) + signal_norm * signal_coefficients(clean_y, roles, rho).reshape(N, 2)
     bartlett = np.tril(rng.standard_normal((N, N)), -1)
     bartlett[np.diag_indices(N)] = np.sqrt(rng.chisquare(d - 2 - np.arange(N)))
+    coords, bartlett = perturb(coords, "coords"), perturb(bartlett, "bartlett")  # no-op unless an ensemble
     return GramData(gram=coords @ coords.T + bartlett @ bartlett.T, coords=coords,
                     y=np.where(noisy, -clean_y, clean_y), clean_y=clean_y, noisy=noisy, roles=roles,
                     signal_norm=float(signal_norm))

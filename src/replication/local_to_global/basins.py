@@ -12,6 +12,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from ..claims import Claim
+from ..numerics import perturb
 from . import canonical, canonical_attention
 from .flow import clocked_field, integrate_flow
 from .markov import MarkovChain
@@ -77,7 +78,7 @@ def measure_basins(settings: dict, log=None) -> pd.DataFrame:
     2-D model uses its first two columns (e, w): the curves against sigma and the 2-D/3-D
     comparison are paired, not independent samples.
     """
-    normal = np.random.default_rng(settings["seed"]).standard_normal((settings["n_starts"], 3))
+    normal = perturb(np.random.default_rng(settings["seed"]).standard_normal((settings["n_starts"], 3)), "basins")
     jobs = [(model, chain, sigma) for chain in settings["chains"] for sigma in settings["sigmas"] for model in MODELS]
     rows = []
     for model, spec, sigma in tqdm(jobs, desc="basins", mininterval=5):

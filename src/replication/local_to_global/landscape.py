@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..numerics import perturb
 from . import canonical
 from .flow import integrate_flow
 from .markov import MarkovChain
@@ -37,7 +38,7 @@ def _trajectory_frame(chain: MarkovChain, t: np.ndarray, coordinates: dict, ener
 
 def fig1_flows(chain: MarkovChain, n: int, extent: float, flow_time: float, rng: np.random.Generator, samples: int = 200) -> pd.DataFrame:
     """``n`` gradient-flow trajectories from uniform starts in the window, sampled in log time."""
-    starts = rng.uniform(-0.9 * extent, 0.9 * extent, size=(n, 2))
+    starts = perturb(rng.uniform(-0.9 * extent, 0.9 * extent, size=(n, 2)), f"fig1/{chain.p}/{chain.q}")
     times = np.concatenate([[0.0], np.geomspace(1e-3, flow_time, samples - 1)])
     t, path = integrate_flow(canonical.flow_gradient(chain), starts, flow_time, t_eval=times)
     e, w = path[..., 0], path[..., 1]
@@ -61,7 +62,7 @@ def attention_flows(chain: MarkovChain, n: int, sigma: float, flow_time: float, 
     from . import canonical_attention
     from .flow import clocked_field
 
-    starts = sigma * rng.standard_normal((n, 3))
+    starts = perturb(sigma * rng.standard_normal((n, 3)), f"attention/{chain.p}/{chain.q}/{sigma}")
     times = np.concatenate([[0.0], np.geomspace(1e-2, flow_time, samples - 1)])
     field = clocked_field(chain, canonical_attention.gap_derivatives)  # not stiff: explicit steps
     # atol tiny: relative accuracy where flows approach e = 0 or w = 0 geometrically

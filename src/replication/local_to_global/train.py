@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from .data import BatchStream
 from .markov import MarkovChain
+from ..numerics import perturb_module
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
 
 log = logging.getLogger("replication")
@@ -100,11 +101,13 @@ def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = 
     if settings.get("embedding", "scalar") == "two_symbol":
         from .ablation import build_two_symbol  # the authors' vocabulary-2 embedding (Fig. 3 ablation)
 
-        model = build_two_symbol(settings, generator).to(device)
+        model = build_two_symbol(settings, generator)
     else:
         model = initialise(
             make_model(settings), init, settings["sigma"], generator, settings.get("rank_one_value", "input")
-        ).to(device)
+        )
+    perturb_module(model, f"transformer/{name}")  # numerical-noise ensembles only; a no-op otherwise
+    model = model.to(device)
     optimizer = make_optimizer(model, settings)
     schedule = make_schedule(optimizer, settings, steps)
     train_data = BatchStream(chain, batch, context, stream_seed(seed, _TRAIN), chunk, device)
@@ -136,6 +139,7 @@ def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = 
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
+            perturb_module(model, f"transformer/{name}/step{step}")  # ensembles only: rounding noise of each step
             schedule.step()
             train_loss[step] = loss.detach()
             evaluate(step)

@@ -1,0 +1,79 @@
+"""Last-bit perturbations for numerical-noise ensembles: off by default, a few ulps when on."""
+import numpy as np
+import pytest
+
+from replication.benign_overfitting.data import sample_gram_data
+from replication.local_to_global.markov import MarkovChain
+from replication.local_to_global.train import train
+from replication.numerics import VARIABLE, Perturbation, parse, perturb
+
+SETTINGS = {
+    "model": {"d": 8, "context": 16, "mlp_ratio": 4},
+    "batch_size": 8,
+    "sigma": 0.02,
+    "optimizer": {"name": "adamw", "lr": 0.01, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 0.001, "no_decay": ["p", "b"]},
+    "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
+    "device": "cpu",
+    "chunk": 8,
+    "steps": 8,
+    "eval_every": 4,
+    "checkpoints": [0, 8],
+}
+
+
+def test_parse():
+    assert parse(None) is None and parse("") is None and parse("0") is None
+    assert parse("3") == Perturbation(3, 4.0) and parse(" 2:8 ") == Perturbation(2, 8.0)
+    for bad in ("x", "-1", "2:0", "2:abc"):
+        with pytest.raises(ValueError, match=f"{VARIABLE}.*allowed"):
+            parse(bad)
+
+
+def test_off_returns_the_same_array(monkeypatch):
+    monkeypatch.delenv(VARIABLE, raising=False)
+    values = np.linspace(-1, 1, 7)
+    assert perturb(values, "x") is values
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_on_moves_every_value_by_at_most_the_ulps(monkeypatch, dtype):
+    values = np.random.default_rng(0).standard_normal(10_000).astype(dtype)
+    monkeypatch.setenv(VARIABLE, "5:4")
+    moved = perturb(values, "x")
+    assert moved.dtype == dtype
+    relative = np.abs(moved.astype(float) - values) / np.abs(values)
+    eps = np.finfo(dtype).eps
+    assert 0.5 < np.mean(moved != values) and relative.max() <= 4.5 * eps  # 4 ulps and the rounding of the product
+    assert np.array_equal(perturb(values, "x"), moved)  # same member and name: same numbers
+    assert not np.array_equal(perturb(values, "y"), moved)
+    monkeypatch.setenv(VARIABLE, "6:4")
+    assert not np.array_equal(perturb(values, "x"), moved)
+
+
+def test_transformer_member_starts_a_few_ulps_away_and_repeats(monkeypatch):
+    chain = MarkovChain(0.2, 0.3)
+    monkeypatch.delenv(VARIABLE, raising=False)
+    base = train(chain, "standard", 1, SETTINGS, progress=False)
+    monkeypatch.setenv(VARIABLE, "1")
+    member = train(chain, "standard", 1, SETTINGS, progress=False)
+    again = train(chain, "standard", 1, SETTINGS, progress=False)
+    for name in ("W_V", "W_1", "e"):
+        first, moved = base.checkpoints[name][0], member.checkpoints[name][0]
+        assert np.any(first != moved)
+        np.testing.assert_allclose(moved, first, rtol=5 * np.finfo(np.float32).eps, atol=0)
+        assert np.array_equal(moved, again.checkpoints[name][0])
+    loss, moved_loss = base.losses.test_loss.dropna(), member.losses.test_loss.dropna()
+    np.testing.assert_allclose(moved_loss, loss, rtol=1e-4)
+    assert np.array_equal(moved_loss, again.losses.test_loss.dropna())
+
+
+def test_benign_overfitting_gram_moves_in_the_last_bits(monkeypatch):
+    def gram():
+        return sample_gram_data(np.random.default_rng(3), 20, 8, 500, 20.0, 0.2, 0.2).gram
+
+    monkeypatch.delenv(VARIABLE, raising=False)
+    base = gram()
+    monkeypatch.setenv(VARIABLE, "2")
+    moved = gram()
+    assert np.any(moved != base)
+    np.testing.assert_allclose(moved, base, rtol=0, atol=1e-13 * np.abs(base).max())  # sums: absolute scale
