@@ -114,8 +114,8 @@ def merge_claims(tables: list[str | os.PathLike]) -> pd.DataFrame:
     reported = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CLAIM_COLUMNS)
     reported = reported.reindex(columns=CLAIM_COLUMNS)
     # Tables without the statistics columns report one checked measurement per row.
-    reported["kind"] = reported["kind"].fillna("checked")
-    reported["rule"] = reported["rule"].fillna("single measurement")
+    reported["kind"] = reported["kind"].astype(object).fillna("checked")
+    reported["rule"] = reported["rule"].astype(object).fillna("single measurement")
     reported["n_runs"] = reported["n_runs"].fillna(1)
     unknown = sorted(set(reported["kind"]) - set(KINDS))
     if unknown:
