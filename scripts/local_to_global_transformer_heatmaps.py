@@ -1,5 +1,6 @@
 """Figs. 3 and 6: heatmaps of W_V and W_1 at the checkpoints (first seed), and the low-rank
 structure of every seed's run."""
+
 import numpy as np
 import pandas as pd
 
@@ -11,7 +12,7 @@ from replication.plotting import apply_style, save_figure
 log = log_to(snakemake.log[0])
 apply_style()
 tables = []
-for (init, seed), path in zip(snakemake.params.runs, snakemake.input.checkpoints):
+for (_init, seed), path in zip(snakemake.params.runs, snakemake.input.checkpoints):
     checkpoints = dict(np.load(path))
     table = structure_table(checkpoints, matrices=("W_1", "W_V", "W_Q", "W_K", "W_O", "W_2"))
     tables.append(table.assign(seed=seed))

@@ -1,13 +1,25 @@
 """The grid runner: columns, determinism, per-cell seeds, shards."""
+
 import numpy as np
 import pytest
 
+from conftest import shared_scope
 from replication.benign_overfitting.grid import GRID_COLUMNS, Model, axis_values, grid_cells, run_cells, shards
 
-from conftest import shared_scope
-
-REQUIRED = ["d", "signal_norm", "seed", "steps", "train_loss", "test_loss", "train_accuracy", "test_accuracy",
-            "eq9_ratio", "eq9_ratio_as_coded", "eq10_ratio", "eq10_ratio_as_coded"]
+REQUIRED = [
+    "d",
+    "signal_norm",
+    "seed",
+    "steps",
+    "train_loss",
+    "test_loss",
+    "train_accuracy",
+    "test_accuracy",
+    "eq9_ratio",
+    "eq9_ratio_as_coded",
+    "eq10_ratio",
+    "eq10_ratio_as_coded",
+]
 SMALL = Model(n_test=200)
 
 
@@ -33,8 +45,11 @@ def test_grid_is_deterministic_and_independent_of_batching(table):
 
 
 def test_cells_and_shards():
-    settings = {"dims": {"start": 250, "stop": 5000, "step": 250}, "signal_norms": {"start": 5, "stop": 100, "step": 5},
-                "seeds": [1, 2]}
+    settings = {
+        "dims": {"start": 250, "stop": 5000, "step": 250},
+        "signal_norms": {"start": 5, "stop": 100, "step": 5},
+        "seeds": [1, 2],
+    }
     cells = grid_cells(settings)
     assert len(cells) == 800 and cells[0] == (250, 5.0, 1) and cells[-1] == (5000, 100.0, 2)
     assert axis_values({"start": 5, "stop": 100, "step": 5})[-1] == 100
@@ -61,8 +76,9 @@ def test_each_row_holds_its_own_cells_quantities(table):
         assert np.isclose(row.eq9_ratio_as_coded, metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y))
         assert np.isclose(row.eq10_ratio, metrics.eq10_ratio(run.pair_sum[0], clean, y))
         assert np.isclose(row.eq10_ratio_as_coded, metrics.eq10_ratio_as_coded(run.first_q[0], clean, y))
-        assert np.isclose(row.eq10_ratio_as_coded_last,
-                          metrics.eq10_ratio_as_coded_last(run.pair_sum[0], run.last_q[0], clean, y))
+        assert np.isclose(
+            row.eq10_ratio_as_coded_last, metrics.eq10_ratio_as_coded_last(run.pair_sum[0], run.last_q[0], clean, y)
+        )
         assert (row.n_clean_plus, row.n_clean_minus) == ((clean & (y == 1)).sum(), (clean & (y == -1)).sum())
         chosen = data.roles[np.arange(len(y)), run.final_s[0].argmax(-1)]
         noisy = data.noisy

@@ -1,4 +1,5 @@
 """`snakemake --report`: every registered figure, with a caption naming the paper figure and settings."""
+
 import json
 import re
 
@@ -14,7 +15,9 @@ def report_results(html: str) -> dict:
 
 def test_every_figure_in_the_report_with_a_caption(smoke_run):
     report = smoke_run / "report.html"
-    run_snakemake(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--report", str(report), "figures/all")
+    run_snakemake(
+        smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--report", str(report), "figures/all"
+    )
     results = report_results(report.read_text())
     manifest = pd.read_csv(smoke_run / "figures/all", sep="\t")
     figures = manifest[manifest.path.str.endswith(".pdf")]

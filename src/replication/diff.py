@@ -4,6 +4,7 @@ A reference set is a directory of ``<paper>/<figure>.png`` and ``.csv`` files ma
 itself (``bless``). ``diff_figures`` compares every registered figure with it, writes side-by-side
 and difference images and ``report.html``, and returns one summary row per figure.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,19 @@ from .paths import figure_paths
 
 FIGURES_ROOT = Path("figures")
 RASTER_SUFFIXES = (".png", ".jpg", ".jpeg")
-SUMMARY_COLUMNS = ["key", "paper", "figure", "status", "passed", "quantity", "deviation", "tolerance", "margin",
-                   "reason", "message"]
+SUMMARY_COLUMNS = [
+    "key",
+    "paper",
+    "figure",
+    "status",
+    "passed",
+    "quantity",
+    "deviation",
+    "tolerance",
+    "margin",
+    "reason",
+    "message",
+]
 
 
 @dataclass(frozen=True)
@@ -52,8 +64,19 @@ def tolerance_reason(k: float, envelope: float, floor: float, floor_text: str, m
     return f"{basis}: {k:g} x envelope {envelope:.3g} + {floor_text}"
 
 
-DATA_COLUMNS = ["column", "atol", "rtol", "envelope", "max_abs", "max_rel", "deviation", "tolerance",
-                "margin", "n_outside", "reason"]
+DATA_COLUMNS = [
+    "column",
+    "atol",
+    "rtol",
+    "envelope",
+    "max_abs",
+    "max_rel",
+    "deviation",
+    "tolerance",
+    "margin",
+    "n_outside",
+    "reason",
+]
 
 
 @dataclass
@@ -66,8 +89,13 @@ class DataResult:
     columns: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DATA_COLUMNS))
 
 
-def compare_data(actual: str | os.PathLike, expected: str | os.PathLike, settings: dict,
-                 envelope: dict[str, float] | None = None, k: float = 0.0) -> DataResult:
+def compare_data(
+    actual: str | os.PathLike,
+    expected: str | os.PathLike,
+    settings: dict,
+    envelope: dict[str, float] | None = None,
+    k: float = 0.0,
+) -> DataResult:
     """Compare two tidy CSVs: same columns and rows; numbers within
     ``|a - e| <= k * envelope[column] + atol + rtol |e|``; labels equal as text.
 
@@ -102,15 +130,28 @@ def compare_data(actual: str | os.PathLike, expected: str | os.PathLike, setting
             tolerance = float(allowed[worst]) if len(allowed) else tol.atol
             max_abs, max_rel = float(error.max(initial=0.0)), float(relative.max(initial=0.0))
             floor = tol.atol + tol.rtol * float(np.nanmax(np.abs(e), initial=0.0))
-            reason = tolerance_reason(k, spread, floor, f"atol {tol.atol:.3g} + rtol {tol.rtol:.3g} |ref|",
-                                      column in envelope)
+            reason = tolerance_reason(
+                k, spread, floor, f"atol {tol.atol:.3g} + rtol {tol.rtol:.3g} |ref|", column in envelope
+            )
         else:  # labels, categories: equal as text
             bad = (a.fillna("").astype(str) != e.fillna("").astype(str)).to_numpy(bool)
             max_abs = max_rel = deviation = margin = np.inf if bad.any() else 0.0
             tolerance, reason = 0.0, "labels: equal as text"
-        rows.append({"column": column, "atol": tol.atol, "rtol": tol.rtol, "envelope": spread, "max_abs": max_abs,
-                     "max_rel": max_rel, "deviation": deviation, "tolerance": tolerance, "margin": margin,
-                     "n_outside": int(bad.sum()), "reason": reason})
+        rows.append(
+            {
+                "column": column,
+                "atol": tol.atol,
+                "rtol": tol.rtol,
+                "envelope": spread,
+                "max_abs": max_abs,
+                "max_rel": max_rel,
+                "deviation": deviation,
+                "tolerance": tolerance,
+                "margin": margin,
+                "n_outside": int(bad.sum()),
+                "reason": reason,
+            }
+        )
     columns = pd.DataFrame(rows, columns=DATA_COLUMNS)
     failing = columns[columns.n_outside > 0]
     worst = columns.loc[columns.margin.idxmax(), "column"] if (columns.margin > 0).any() else ""
@@ -122,8 +163,9 @@ def compare_data(actual: str | os.PathLike, expected: str | os.PathLike, setting
         )
     else:
         message = "data within tolerance"
-    return DataResult(failing.empty, message, float(columns.max_abs.max()), float(columns.max_rel.max()),
-                      worst, columns)
+    return DataResult(
+        failing.empty, message, float(columns.max_abs.max()), float(columns.max_rel.max()), worst, columns
+    )
 
 
 @dataclass
@@ -147,8 +189,11 @@ def side_by_side(images: list[np.ndarray], gap: int = 16, height: int | None = N
     """Images left to right on white, top-aligned; ``height`` rescales each to that height."""
     if height is not None:
         images = [
-            np.asarray(Image.fromarray(im).resize((max(1, round(im.shape[1] * height / im.shape[0])), height),
-                                                  Image.Resampling.LANCZOS))
+            np.asarray(
+                Image.fromarray(im).resize(
+                    (max(1, round(im.shape[1] * height / im.shape[0])), height), Image.Resampling.LANCZOS
+                )
+            )
             for im in images
         ]
     rows = max(im.shape[0] for im in images)
@@ -182,8 +227,9 @@ def image_rms_between(actual: str | os.PathLike, expected: str | os.PathLike) ->
     return _rms_and_difference(actual, expected)[0]
 
 
-def compare_image(actual: str | os.PathLike, expected: str | os.PathLike, tolerance: float,
-                  out_prefix: Path) -> ImageResult:
+def compare_image(
+    actual: str | os.PathLike, expected: str | os.PathLike, tolerance: float, out_prefix: Path
+) -> ImageResult:
     """RMS difference (0-255 scale) by ``matplotlib.testing.compare.compare_images``.
 
     Writes ``<out_prefix>.png`` (reference | regenerated) and ``<out_prefix>-diff.png`` (the
@@ -193,8 +239,9 @@ def compare_image(actual: str | os.PathLike, expected: str | os.PathLike, tolera
     _save_png(side_by_side([ref, got]), out_prefix.with_name(out_prefix.name + ".png"))
     diff_path = out_prefix.with_name(out_prefix.name + "-diff.png")
     if ref.shape != got.shape:
-        return ImageResult(False, np.nan, f"image size {got.shape[1]}x{got.shape[0]}, "
-                                          f"reference {ref.shape[1]}x{ref.shape[0]}")
+        return ImageResult(
+            False, np.nan, f"image size {got.shape[1]}x{got.shape[0]}, reference {ref.shape[1]}x{ref.shape[0]}"
+        )
     rms, difference = _rms_and_difference(actual, expected)
     _save_png(np.zeros_like(ref) if difference is None else difference, diff_path)
     passed = rms <= tolerance
@@ -240,14 +287,26 @@ def external_matches(key: str, external_dir: str | os.PathLike) -> list[Path]:
 
 
 def _quantity_row(base: dict, quantity: str, deviation: float, tolerance: float, margin: float, reason: str) -> dict:
-    return {**base, "quantity": quantity, "deviation": deviation, "tolerance": tolerance, "margin": margin,
-            "reason": reason}
+    return {
+        **base,
+        "quantity": quantity,
+        "deviation": deviation,
+        "tolerance": tolerance,
+        "margin": margin,
+        "reason": reason,
+    }
 
 
-def diff_figures(figures: list[dict], reference_dir: str | os.PathLike, out_dir: str | os.PathLike,
-                 image_tolerance: float, data_settings: dict,
-                 external_dir: str | os.PathLike | None = None, envelope_factor: float = 0.0,
-                 provenance: str | os.PathLike | None = None) -> pd.DataFrame:
+def diff_figures(
+    figures: list[dict],
+    reference_dir: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    image_tolerance: float,
+    data_settings: dict,
+    external_dir: str | os.PathLike | None = None,
+    envelope_factor: float = 0.0,
+    provenance: str | os.PathLike | None = None,
+) -> pd.DataFrame:
     """Compare every figure (registry records: path, paper, figure) with ``reference_dir``.
 
     Tolerances: image RMS <= ``image_tolerance + k * envelope``, data values within
@@ -281,8 +340,16 @@ def diff_figures(figures: list[dict], reference_dir: str | os.PathLike, out_dir:
         elif not ref_png.exists():
             missing = ("missing reference", f"no reference {ref_png}: run `make bless` if the figure is new")
         if missing:
-            rows.append(_quantity_row({**base, "status": missing[0], "passed": False, "message": missing[1]},
-                                      "", np.nan, np.nan, np.nan, missing[0]))
+            rows.append(
+                _quantity_row(
+                    {**base, "status": missing[0], "passed": False, "message": missing[1]},
+                    "",
+                    np.nan,
+                    np.nan,
+                    np.nan,
+                    missing[0],
+                )
+            )
             continue
         figure_envelope = {column: value for (k_, column), value in envelopes.items() if k_ == key}
         image_envelope = figure_envelope.pop(IMAGE_COLUMN, 0.0)
@@ -296,21 +363,35 @@ def diff_figures(figures: list[dict], reference_dir: str | os.PathLike, out_dir:
         passed = image.passed and data.passed
         base.update(status="pass" if passed else "fail", passed=passed, message=f"{image.message}; {data.message}")
         image_margin = image.rms / tolerance if tolerance > 0 else (0.0 if image.rms == 0 else np.inf)
-        rows.append(_quantity_row(base, "image rms", image.rms, tolerance,
-                                  np.inf if np.isnan(image.rms) else image_margin,
-                                  tolerance_reason(k, image_envelope, image_tolerance,
-                                                   f"diff.image_rms {image_tolerance:g}",
-                                                   (key, IMAGE_COLUMN) in envelopes)))
+        rows.append(
+            _quantity_row(
+                base,
+                "image rms",
+                image.rms,
+                tolerance,
+                np.inf if np.isnan(image.rms) else image_margin,
+                tolerance_reason(
+                    k,
+                    image_envelope,
+                    image_tolerance,
+                    f"diff.image_rms {image_tolerance:g}",
+                    (key, IMAGE_COLUMN) in envelopes,
+                ),
+            )
+        )
         if data.columns.empty:
             rows.append(_quantity_row(base, "data", np.nan, np.nan, np.inf, data.message))
         for column in data.columns.itertuples():
-            rows.append(_quantity_row(base, column.column, column.deviation, column.tolerance, column.margin,
-                                      column.reason))
+            rows.append(
+                _quantity_row(base, column.column, column.deviation, column.tolerance, column.margin, column.reason)
+            )
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     summary["passed"] = summary["passed"].astype(bool)
     external = _external_panels(records, external_dir, images) if external_dir else []
-    provenances = (read_provenance(reference_dir / "provenance.json"),
-                   read_provenance(provenance) if provenance else {})
+    provenances = (
+        read_provenance(reference_dir / "provenance.json"),
+        read_provenance(provenance) if provenance else {},
+    )
     write_csv(summary, out_dir / "summary.csv")
     write_text(_report_html(summary, details, external, reference_dir, k, provenances), out_dir / "report.html")
     return summary
@@ -322,10 +403,18 @@ def figure_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
     for key, group in summary.groupby("key", sort=True):
         first, margins = group.iloc[0], group.margin
         measured = margins.notna().any()
-        rows.append({"key": key, "paper": first.paper, "figure": first.figure, "status": first.status,
-                     "passed": bool(first.passed), "margin": float(margins.max()) if measured else np.nan,
-                     "worst": group.loc[margins.idxmax(), "quantity"] if measured else "",
-                     "message": first.message})
+        rows.append(
+            {
+                "key": key,
+                "paper": first.paper,
+                "figure": first.figure,
+                "status": first.status,
+                "passed": bool(first.passed),
+                "margin": float(margins.max()) if measured else np.nan,
+                "worst": group.loc[margins.idxmax(), "quantity"] if measured else "",
+                "message": first.message,
+            }
+        )
     return pd.DataFrame(rows, columns=["key", "paper", "figure", "status", "passed", "margin", "worst", "message"])
 
 
@@ -363,19 +452,28 @@ def _provenance_table(provenances: tuple[dict, dict]) -> list[str]:
     reference, regenerated = provenances
     if not reference and not regenerated:
         return []
-    lines = ["<h2>Provenance</h2><table><tr><th>field</th><th>reference (blessing machine)</th>"
-             "<th>regenerated</th></tr>"]
+    lines = [
+        "<h2>Provenance</h2><table><tr><th>field</th><th>reference (blessing machine)</th><th>regenerated</th></tr>"
+    ]
     for name in sorted(set(reference) | set(regenerated)):
         left, right = reference.get(name, ""), regenerated.get(name, "")
         cls = "" if left == right else " class='fail'"
-        lines.append(f"<tr{cls}><td>{html.escape(name)}</td><td>{html.escape(str(left))}</td>"
-                     f"<td>{html.escape(str(right))}</td></tr>")
+        lines.append(
+            f"<tr{cls}><td>{html.escape(name)}</td><td>{html.escape(str(left))}</td>"
+            f"<td>{html.escape(str(right))}</td></tr>"
+        )
     lines.append("</table>")
     return lines
 
 
-def _report_html(summary: pd.DataFrame, details: dict, external: list[dict], reference_dir: Path, k: float,
-                 provenances: tuple[dict, dict]) -> str:
+def _report_html(
+    summary: pd.DataFrame,
+    details: dict,
+    external: list[dict],
+    reference_dir: Path,
+    k: float,
+    provenances: tuple[dict, dict],
+) -> str:
     verdicts = figure_verdicts(summary)
     failed = int((~verdicts.passed).sum())
     head = ["figure", "paper", "paper figure", "result", "margin", "worst quantity", "details"]
@@ -391,8 +489,11 @@ def _report_html(summary: pd.DataFrame, details: dict, external: list[dict], ref
     ]
     for row in verdicts.itertuples():
         cells = [f"<a href='#{row.key}'>{_cell(row.key)}</a>"] + [
-            _cell(v) for v in (row.paper, row.figure, row.status, row.margin, row.worst, row.message)]
-        lines.append(f"<tr class='{'pass' if row.passed else 'fail'}'>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+            _cell(v) for v in (row.paper, row.figure, row.status, row.margin, row.worst, row.message)
+        ]
+        lines.append(
+            f"<tr class='{'pass' if row.passed else 'fail'}'>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+        )
     lines.append("</table>")
     lines += _provenance_table(provenances)
     quantity_head = ["quantity", "deviation", "tolerance", "margin", "reason"]
@@ -406,8 +507,9 @@ def _report_html(summary: pd.DataFrame, details: dict, external: list[dict], ref
             lines.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in quantity_head) + "</tr>")
             for r in quantities.itertuples():
                 cls = "fail" if not r.margin <= 1 else "pass"
-                lines.append(f"<tr class='{cls}'>" + "".join(
-                    f"<td>{_cell(getattr(r, c))}</td>" for c in quantity_head) + "</tr>")
+                lines.append(
+                    f"<tr class='{cls}'>" + "".join(f"<td>{_cell(getattr(r, c))}</td>" for c in quantity_head) + "</tr>"
+                )
             lines.append("</table>")
     if external:
         lines.append("<h1>External references (side by side, not compared)</h1>")
@@ -419,8 +521,12 @@ def _report_html(summary: pd.DataFrame, details: dict, external: list[dict], ref
     return "\n".join(lines) + "\n"
 
 
-def bless(workdir: str | os.PathLike, dest: str | os.PathLike, members: list[str | os.PathLike] = (),
-          ensemble: dict | None = None) -> list[str]:
+def bless(
+    workdir: str | os.PathLike,
+    dest: str | os.PathLike,
+    members: list[str | os.PathLike] = (),
+    ensemble: dict | None = None,
+) -> list[str]:
     """Make ``dest`` the reference set of every figure in ``<workdir>/figures/all``: PNG and CSV,
     the run's ``provenance.json`` and, given ensemble ``members`` (runs of the same pipeline under
     perturbed numerics), ``envelope.csv``; ``ensemble`` fields are added to the provenance.
@@ -462,15 +568,27 @@ def bless(workdir: str | os.PathLike, dest: str | os.PathLike, members: list[str
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    blessing = commands.add_parser("bless", help="copy the PNG and CSV of every figure of a run into a reference set, "
-                                                 "with the numerical-noise envelope of an ensemble")
+    blessing = commands.add_parser(
+        "bless",
+        help="copy the PNG and CSV of every figure of a run into a reference set, "
+        "with the numerical-noise envelope of an ensemble",
+    )
     blessing.add_argument("workdir", help="where the pipeline ran (holds figures/all)")
     blessing.add_argument("dest", help="the reference set, e.g. figures/reference/smoke")
-    blessing.add_argument("--members", type=int, nargs="*", default=[],
-                          help="perturbation members to run (integers >= 1); none: no envelope, floors only")
+    blessing.add_argument(
+        "--members",
+        type=int,
+        nargs="*",
+        default=[],
+        help="perturbation members to run (integers >= 1); none: no envelope, floors only",
+    )
     blessing.add_argument("--configfile", help="the config of the run in workdir (needed with --members)")
-    blessing.add_argument("--targets", nargs="*", default=["figures/all"],
-                          help="what each member builds; figures outside it get no envelope (floors only)")
+    blessing.add_argument(
+        "--targets",
+        nargs="*",
+        default=["figures/all"],
+        help="what each member builds; figures outside it get no envelope (floors only)",
+    )
     blessing.add_argument("--scratch", help="folder for the members' runs (default: a temporary one, removed)")
     blessing.add_argument("--cores", default="all")
     args = parser.parse_args(argv)
@@ -486,8 +604,12 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             folders = run_members(args.members, args.configfile, args.scratch or temporary, args.targets, args.cores)
             wall = time.perf_counter() - start
-            ensemble = {"members": " ".join(map(str, args.members)), "ulps": DEFAULT_ULPS,
-                        "targets": " ".join(args.targets), "wall_s": round(wall)}
+            ensemble = {
+                "members": " ".join(map(str, args.members)),
+                "ulps": DEFAULT_ULPS,
+                "targets": " ".join(args.targets),
+                "wall_s": round(wall),
+            }
             print(f"ensemble of {len(folders)} members: {wall:.0f} s wall in all", flush=True)
         keys = bless(args.workdir, args.dest, folders, ensemble)
     print(f"blessed {len(keys)} figures into {args.dest}: {', '.join(keys)}")

@@ -17,6 +17,7 @@ Two variants of Eqs. 9 and 10:
 Accumulations run over the logged steps tau = 0..steps-1 (scores before each update), as the
 authors log them.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The training runs a ``local_to_global.transformer`` config section asks for (used by the workflow)."""
+
 from __future__ import annotations
 
 RUN_PATTERN = "results/local_to_global/transformer/{experiment}/{init}/seed{seed}"

@@ -3,6 +3,7 @@
 ``settings`` is the ``local_to_global.transformer`` config section merged with one experiment
 (see workflow/schemas/config.schema.yaml for every key).
 """
+
 from __future__ import annotations
 
 import logging
@@ -14,9 +15,9 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
+from ..numerics import perturb_module
 from .data import BatchStream
 from .markov import MarkovChain
-from ..numerics import perturb_module
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
 
 log = logging.getLogger("replication")
@@ -89,7 +90,9 @@ def _check_finite(name: str, what: str, losses: torch.Tensor, steps: torch.Tenso
         raise NonFiniteLoss(f"{name}: {what} loss is {losses[first].item()} at step {int(steps[first])}")
 
 
-def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = "run", progress: bool = True) -> TrainResult:
+def train(
+    chain: MarkovChain, init: str, seed: int, settings: dict, name: str = "run", progress: bool = True
+) -> TrainResult:
     """Train from ``init`` with every random draw from ``seed``; raise NonFiniteLoss naming ``name`` and the step."""
     device = resolve_device(settings["device"])
     steps, every = settings["steps"], settings["eval_every"]

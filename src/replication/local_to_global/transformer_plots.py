@@ -1,4 +1,5 @@
 """Figs. 3, 4 and 6: weight heatmaps across training, and test-loss curves by initialisation."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -18,7 +19,10 @@ def heatmaps(checkpoints: dict[str, np.ndarray], structure: pd.DataFrame, matric
     """
     steps = [int(s) for s in checkpoints["step"]]
     fig, axes = plt.subplots(
-        len(matrices), len(steps), figsize=(2.3 * len(steps), 2.6 * len(matrices)), squeeze=False,
+        len(matrices),
+        len(steps),
+        figsize=(2.3 * len(steps), 2.6 * len(matrices)),
+        squeeze=False,
         gridspec_kw={"height_ratios": [1.0 if m == "W_V" else 1.6 for m in matrices]},
     )
     frames = []
@@ -32,7 +36,9 @@ def heatmaps(checkpoints: dict[str, np.ndarray], structure: pd.DataFrame, matric
             alignment = f"in {stats.cos_e_input:.2f}" + (
                 f", out {stats.cos_e_output:.2f}" if np.isfinite(stats.cos_e_output) else ""
             )
-            ax.set_title(f"{MATRIX_LABELS[name]}, step {step}\nshare {stats.top_share:.3f}; |cos e| {alignment}", fontsize=8)
+            ax.set_title(
+                f"{MATRIX_LABELS[name]}, step {step}\nshare {stats.top_share:.3f}; |cos e| {alignment}", fontsize=8
+            )
             ax.grid(False)
             ax.tick_params(labelsize=6)
             rr, cc = np.indices(matrix.shape)
@@ -67,7 +73,9 @@ def loss_curves(losses: pd.DataFrame, chain: MarkovChain, window: int | None, sm
     for init in order:
         group = data[data.init == init]
         stats = group.groupby("step").test_loss_smoothed.agg(["mean", "std"]).fillna({"std": 0.0})
-        ax.plot(stats.index, stats["mean"], lw=1.2, label=f"{INIT_LABELS.get(init, init)} ({group.seed.nunique()} seeds)")
+        ax.plot(
+            stats.index, stats["mean"], lw=1.2, label=f"{INIT_LABELS.get(init, init)} ({group.seed.nunique()} seeds)"
+        )
         ax.fill_between(stats.index, stats["mean"] - stats["std"], stats["mean"] + stats["std"], alpha=0.25)
     ax.axhline(chain.unigram_loss, color="0.2", ls="--", lw=1, label=f"unigram loss {chain.unigram_loss:.4f}")
     ax.axhline(chain.bigram_loss, color="tab:red", ls=":", lw=1.2, label=f"bigram loss {chain.bigram_loss:.4f}")
