@@ -1,4 +1,4 @@
-"""Fig. 2 or Fig. 5 of Local to Global from the integrated (e, w, a) flows."""
+"""Fig. 2 of Local to Global: critical sets of the (e, w, a) model and the integrated flows."""
 
 import pandas as pd
 
@@ -8,7 +8,5 @@ from replication.plotting import apply_style, save_figure
 
 log_to(snakemake.log[0])
 apply_style()
-figure, data = attention_landscape(
-    pd.read_csv(snakemake.input.flows), snakemake.params.settings, snakemake.params.zoomed
-)
+figure, data = attention_landscape(pd.read_csv(snakemake.input.flows), snakemake.params.settings, zoomed=False)
 save_figure(figure, snakemake.output.pdf, data)

@@ -66,7 +66,7 @@ rule bo_fig1_selections:
 rule bo_trajectories:
     """Recorded training runs (every token's probability every record_every steps) of Figs. 2, 3."""
     output:
-        expand(f"{BO_RESULTS}/trajectory_{{bo_panel}}.npz", bo_panel=BO_PANELS),
+        expand(f"{BO_RESULTS}/trajectories/{{bo_panel}}.npz", bo_panel=BO_PANELS),
     log:
         "logs/benign_overfitting/trajectories.log",
     benchmark:
@@ -87,11 +87,11 @@ rule bo_trajectories:
 rule bo_grid_shard:
     """Train one shard of grid runs (shard_size cells; 20 = one d) with the exact Gram trainer."""
     output:
-        f"{BO_RESULTS}/grid/shard_{{bo_shard}}.csv",
+        f"{BO_RESULTS}/grid_shard/{{bo_shard}}.csv",
     log:
-        "logs/benign_overfitting/grid_shard_{bo_shard}.log",
+        "logs/benign_overfitting/grid_shard/{bo_shard}.log",
     benchmark:
-        "benchmarks/bo_grid_shard/shard_{bo_shard}.tsv"
+        "benchmarks/bo_grid_shard/{bo_shard}.tsv"
     priority: 10
     conda:
         ENVIRONMENT
@@ -109,7 +109,7 @@ rule bo_grid_shard:
 rule bo_grid:
     """Merge the shards into one tidy table: one row per (d, ||mu||, seed)."""
     input:
-        expand(f"{BO_RESULTS}/grid/shard_{{bo_shard}}.csv", bo_shard=BO_SHARD_IDS),
+        expand(f"{BO_RESULTS}/grid_shard/{{bo_shard}}.csv", bo_shard=BO_SHARD_IDS),
     output:
         f"{BO_RESULTS}/grid.csv",
     log:
@@ -122,7 +122,7 @@ rule bo_grid:
         mem_mb=1000,
         runtime=10,
     script:
-        "../../scripts/bo_grid_merge.py"
+        "../../scripts/bo_grid.py"
 
 
 rule bo_fig1:

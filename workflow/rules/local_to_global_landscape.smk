@@ -20,7 +20,7 @@ rule l2g_fig1_flows:
     params:
         settings=config["local_to_global"]["fig1"],
     script:
-        "../../scripts/local_to_global_fig1_flows.py"
+        "../../scripts/l2g_fig1_flows.py"
 
 
 rule l2g_fig1:
@@ -42,7 +42,7 @@ rule l2g_fig1:
     params:
         settings=config["local_to_global"]["fig1"],
     script:
-        "../../scripts/local_to_global_fig1.py"
+        "../../scripts/l2g_fig1.py"
 
 
 # The model with the attention scalar, theta = (e, w, a) (Figs. 2, 5), and the measured basins.
@@ -58,11 +58,11 @@ register_claims("results/local_to_global/claims_landscape.csv")
 rule l2g_attention_flows:
     """Integrate (e, w, a) gradient flows from N(0, sigma^2 I_3) starts for Fig. 2 or Fig. 5."""
     output:
-        "results/local_to_global/{fig}_flows.csv",
+        "results/local_to_global/attention_flows/{fig}.csv",
     log:
-        "logs/local_to_global/{fig}_flows.log",
+        "logs/local_to_global/attention_flows/{fig}.log",
     benchmark:
-        "benchmarks/l2g_attention_flows/{fig}_flows.tsv"
+        "benchmarks/l2g_attention_flows/{fig}.tsv"
     wildcard_constraints:
         fig="fig2|fig5",
     conda:
@@ -73,13 +73,13 @@ rule l2g_attention_flows:
     params:
         settings=lambda wildcards: config["local_to_global"][wildcards.fig],
     script:
-        "../../scripts/local_to_global_attention_flows.py"
+        "../../scripts/l2g_attention_flows.py"
 
 
 rule l2g_fig2:
     """Fig. 2: critical sets of the (e, w, a) model and flows coloured by where they end."""
     input:
-        flows="results/local_to_global/fig2_flows.csv",
+        flows="results/local_to_global/attention_flows/fig2.csv",
     output:
         **figure_outputs(FIG2, caption="../report/l2g_fig2.rst", category="Local to Global"),
     log:
@@ -93,15 +93,14 @@ rule l2g_fig2:
         runtime=15,
     params:
         settings=config["local_to_global"]["fig2"],
-        zoomed=False,
     script:
-        "../../scripts/local_to_global_attention_figure.py"
+        "../../scripts/l2g_fig2.py"
 
 
 rule l2g_fig5:
     """Fig. 5: Fig. 2 near the origin, with |e| against time (attracting or repelling e = 0)."""
     input:
-        flows="results/local_to_global/fig5_flows.csv",
+        flows="results/local_to_global/attention_flows/fig5.csv",
     output:
         **figure_outputs(FIG5, caption="../report/l2g_fig5.rst", category="Local to Global"),
     log:
@@ -115,19 +114,18 @@ rule l2g_fig5:
         runtime=15,
     params:
         settings=config["local_to_global"]["fig5"],
-        zoomed=True,
     script:
-        "../../scripts/local_to_global_attention_figure.py"
+        "../../scripts/l2g_fig5.py"
 
 
-rule l2g_basins:
+rule l2g_basin_fractions:
     """Fraction of N(0, sigma^2 I) starts whose 2-D / 3-D flow ends at a local minimum."""
     output:
-        "results/local_to_global/basins.csv",
+        "results/local_to_global/basin_fractions.csv",
     log:
-        "logs/local_to_global/basins.log",
+        "logs/local_to_global/basin_fractions.log",
     benchmark:
-        "benchmarks/l2g_basins/run.tsv"
+        "benchmarks/l2g_basin_fractions/run.tsv"
     priority: 50
     conda:
         ENVIRONMENT
@@ -137,7 +135,7 @@ rule l2g_basins:
     params:
         settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/local_to_global_basins.py"
+        "../../scripts/l2g_basin_fractions.py"
 
 
 rule l2g_basin_grid:
@@ -157,19 +155,19 @@ rule l2g_basin_grid:
     params:
         settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/local_to_global_basin_grid.py"
+        "../../scripts/l2g_basin_grid.py"
 
 
-rule l2g_basins_figure:
+rule l2g_basins:
     """Basins figure: fraction ending at a local minimum against sigma, 2-D (with theory) and 3-D."""
     input:
-        basins=rules.l2g_basins.output[0],
+        basins=rules.l2g_basin_fractions.output[0],
     output:
         **figure_outputs(BASINS, caption="../report/l2g_basins.rst", category="Local to Global"),
     log:
-        "logs/local_to_global/basins_figure.log",
+        "logs/local_to_global/basins.log",
     benchmark:
-        "benchmarks/l2g_basins_figure/run.tsv"
+        "benchmarks/l2g_basins/run.tsv"
     conda:
         ENVIRONMENT
     resources:
@@ -178,13 +176,13 @@ rule l2g_basins_figure:
     params:
         settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/local_to_global_basins_figure.py"
+        "../../scripts/l2g_basins.py"
 
 
 rule l2g_claims_landscape:
     """Claims 1-4 of the spec (basins, energy, endpoint losses on sampled sequences, small initialisations)."""
     input:
-        basins=rules.l2g_basins.output[0],
+        basins=rules.l2g_basin_fractions.output[0],
         grid=rules.l2g_basin_grid.output[0],
     output:
         "results/local_to_global/claims_landscape.csv",
@@ -201,4 +199,4 @@ rule l2g_claims_landscape:
     params:
         settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/local_to_global_claims_landscape.py"
+        "../../scripts/l2g_claims_landscape.py"

@@ -32,7 +32,7 @@ L2G_ABLATION = {
 L2G_CLAIMS = register_claims("results/local_to_global/claims_transformer.csv")
 
 
-rule l2g_transformer_train:
+rule l2g_transformer:
     """Train one run: test loss every eval_every steps (losses.csv) and parameter checkpoints (.npz)."""
     output:
         losses=f"{RUN_PATTERN}/losses.csv",
@@ -40,7 +40,7 @@ rule l2g_transformer_train:
     log:
         "logs/local_to_global/transformer/{experiment}/{init}/seed{seed}.log",
     benchmark:
-        "benchmarks/l2g_transformer_train/{experiment}/{init}/seed{seed}.tsv"
+        "benchmarks/l2g_transformer/{experiment}/{init}/seed{seed}.tsv"
     wildcard_constraints:
         experiment="|".join(L2G_EXPERIMENTS),
         init="standard|ours|rank_one",
@@ -56,18 +56,18 @@ rule l2g_transformer_train:
         settings=lambda wildcards: L2G_RUN_SETTINGS[wildcards.experiment],
         run=lambda wildcards: f"{wildcards.experiment}/{wildcards.init}/seed{wildcards.seed}",
     script:
-        "../../scripts/local_to_global_transformer_train.py"
+        "../../scripts/l2g_transformer.py"
 
 
-rule l2g_ablation_train:
+rule l2g_ablation_run:
     """Retrain a figure's first run with one setting of the authors' code changed (Fig. 3 / Fig. 6 ablation)."""
     output:
         losses=f"{ABLATION_PATTERN}/losses.csv",
         checkpoints=f"{ABLATION_PATTERN}/checkpoints.npz",
     log:
-        "logs/local_to_global/ablation/{experiment}/{variant}/{init}/seed{seed}.log",
+        "logs/local_to_global/ablation_run/{experiment}/{variant}/{init}/seed{seed}.log",
     benchmark:
-        "benchmarks/l2g_ablation_train/{experiment}/{variant}/{init}/seed{seed}.tsv"
+        "benchmarks/l2g_ablation_run/{experiment}/{variant}/{init}/seed{seed}.tsv"
     wildcard_constraints:
         experiment="fig3|fig6",
         variant="peak_lr|schedule_horizon|two_symbol_embedding|value_output|all_authors",
@@ -86,7 +86,7 @@ rule l2g_ablation_train:
         ),
         run=lambda wildcards: f"ablation/{wildcards.experiment}/{wildcards.variant}/seed{wildcards.seed}",
     script:
-        "../../scripts/local_to_global_transformer_train.py"
+        "../../scripts/l2g_ablation_run.py"
 
 
 rule l2g_ablation:
@@ -114,7 +114,7 @@ rule l2g_ablation:
         runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
         settings=lambda wildcards: {**L2G_TRANSFORMER["ablation"], "experiment": wildcards.experiment},
     script:
-        "../../scripts/local_to_global_ablation.py"
+        "../../scripts/l2g_ablation.py"
 
 
 rule l2g_fig3:
@@ -138,7 +138,7 @@ rule l2g_fig3:
         settings=L2G_RUN_SETTINGS["fig3"],
         runs=runs(L2G_TRANSFORMER, "fig3"),
     script:
-        "../../scripts/local_to_global_transformer_heatmaps.py"
+        "../../scripts/l2g_fig3.py"
 
 
 rule l2g_fig6:
@@ -162,7 +162,7 @@ rule l2g_fig6:
         settings=L2G_RUN_SETTINGS["fig6"],
         runs=runs(L2G_TRANSFORMER, "fig6"),
     script:
-        "../../scripts/local_to_global_transformer_heatmaps.py"
+        "../../scripts/l2g_fig6.py"
 
 
 rule l2g_fig4:
@@ -193,10 +193,10 @@ rule l2g_fig4:
         smooth=L2G_TRANSFORMER["fig4"]["smooth"],
         settings=L2G_RUN_SETTINGS["fig4"],
     script:
-        "../../scripts/local_to_global_transformer_losses.py"
+        "../../scripts/l2g_fig4.py"
 
 
-rule l2g_transformer_tables:
+rule l2g_tables:
     """Tables 1 (parameters, shapes, counts) and 2 (training settings), Markdown and LaTeX."""
     output:
         table1_md=register_table(f"{L2G_FIGURES}/table1.md", "Local to Global", "Table 1"),
@@ -204,17 +204,17 @@ rule l2g_transformer_tables:
         table2_md=register_table(f"{L2G_FIGURES}/table2.md", "Local to Global", "Table 2"),
         table2_tex=register_table(f"{L2G_FIGURES}/table2.tex", "Local to Global", "Table 2"),
     log:
-        "logs/local_to_global/transformer_tables.log",
+        "logs/local_to_global/tables.log",
     localrule: True
     conda:
         ENVIRONMENT
     params:
         settings={**L2G_TRANSFORMER, "experiments": L2G_EXPERIMENTS},
     script:
-        "../../scripts/local_to_global_transformer_tables.py"
+        "../../scripts/l2g_tables.py"
 
 
-rule l2g_transformer_claims:
+rule l2g_claims_transformer:
     """Claims 5 (Fig. 4 plateau and escape) and 6 (rank one in Figs. 3, 6) of spec section 5."""
     input:
         fig4=rules.l2g_fig4.output.long_csv,
@@ -233,4 +233,4 @@ rule l2g_transformer_claims:
         chain=L2G_EXPERIMENTS["fig4"]["chain"],
         settings=L2G_TRANSFORMER["claims"],
     script:
-        "../../scripts/local_to_global_transformer_claims.py"
+        "../../scripts/l2g_claims_transformer.py"

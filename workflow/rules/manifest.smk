@@ -21,4 +21,4 @@ rule figures_manifest:
         project_root=str(Path(workflow.basedir).parent),
         figures=FIGURES + TABLES + [{"path": CLAIMS_REPORT, "paper": "both", "figure": "claims report"}],
     script:
-        "../../scripts/write_manifest.py"
+        "../../scripts/figures_manifest.py"

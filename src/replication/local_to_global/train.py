@@ -165,3 +165,16 @@ def train(
     )
     checkpoints = {"step": np.array(ckpt_steps), **stack_snapshots(snapshots)} if snapshots else {"step": np.array([])}
     return TrainResult(losses, checkpoints)
+
+
+def train_and_write(settings: dict, init: str, seed: int, run: str, losses_path, checkpoints_path) -> None:
+    """One run of a figure or of an ablation variant, logged and written atomically (losses CSV, checkpoints)."""
+    from ..io import write_csv, write_npz
+
+    log = logging.getLogger("replication")
+    log.info("run %s: %s", run, {k: settings[k] for k in ("steps", "eval_every", "checkpoints", "device")})
+    result = train(MarkovChain(**settings["chain"]), init, seed, settings, name=run)
+    final = result.losses.dropna(subset=["test_loss"]).iloc[-1]
+    log.info("run %s: final test loss %.4f at step %d", run, final.test_loss, final.step)
+    write_npz(checkpoints_path, **result.checkpoints)
+    write_csv(result.losses, losses_path)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from .markov import MarkovChain
+from .structure import structure_table
 
 MATRIX_LABELS = {"W_V": r"$W_V$", "W_1": r"$W_1$"}
 INIT_LABELS = {"standard": "standard init", "ours": "our init", "rank_one": "rank-one init"}
@@ -90,3 +93,19 @@ def loss_curves(losses: pd.DataFrame, chain: MarkovChain, window: int | None, sm
     ax.legend(loc="upper right")
     fig.tight_layout()
     return fig, data
+
+
+def structure_figure(runs: list[tuple[str, int]], checkpoint_paths: list[str]):
+    """Figs. 3 and 6: heatmaps of W_V and W_1 at the checkpoints of the first seed's run, and the
+    low-rank structure of every seed's run. Returns the figure, its tidy data and the structure table."""
+    tables = []
+    for (_init, seed), path in zip(runs, checkpoint_paths):
+        checkpoints = dict(np.load(path))
+        table = structure_table(checkpoints, matrices=("W_1", "W_V", "W_Q", "W_K", "W_O", "W_2"))
+        tables.append(table.assign(seed=seed))
+        if len(tables) == 1:
+            first, first_table = checkpoints, table
+    structure = pd.concat(tables, ignore_index=True)
+    logging.getLogger("replication").info("structure:\n%s", structure.to_string(index=False))
+    figure, data = heatmaps(first, first_table[first_table.matrix.isin(["W_1", "W_V"])].reset_index(drop=True))
+    return figure, data, structure
