@@ -239,3 +239,22 @@ def test_report_shows_both_provenances(tmp_path):
     html = (run / "diff/report.html").read_text()
     assert "<tr class='fail'><td>cpu_model</td><td>there</td><td>here</td></tr>" in html
     assert "<tr><td>python</td><td>3.11</td><td>3.11</td></tr>" in html
+
+
+def test_report_escapes_text_and_marks_failing_quantities():
+    from replication.diff.report import report_html
+
+    summary = pd.DataFrame(
+        [
+            {"key": "p/a", "paper": "P <1>", "figure": "Fig. 1", "status": "fail", "passed": False,
+             "quantity": "x & y", "deviation": 2.0, "tolerance": 1.0, "margin": 2.0, "reason": "floor", "message": "m"},
+            {"key": "p/a", "paper": "P <1>", "figure": "Fig. 1", "status": "fail", "passed": False,
+             "quantity": "z", "deviation": 0.5, "tolerance": 1.0, "margin": 0.5, "reason": "floor", "message": "m"},
+        ]
+    )  # fmt: skip
+    html = report_html(summary, figure_verdicts(summary), {"p/a": None}, [], "ref", 3.0, ({}, {}))
+    assert "1 figures, 0 pass, 1 fail" in html and "3 x the numerical-noise envelope" in html
+    assert "P &lt;1&gt;" in html and "<1>" not in html
+    assert "<tr class='fail'><td>x &amp; y</td><td>2</td><td>1</td><td>2</td><td>floor</td></tr>" in html
+    assert "<tr class='pass'><td>z</td><td>0.5</td><td>1</td><td>0.5</td><td>floor</td></tr>" in html
+    assert "Provenance" not in html
