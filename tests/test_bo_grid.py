@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_scope
-from replication.benign_overfitting.grid import GRID_COLUMNS, Model, axis_values, grid_cells, run_cells, shards
+from replication.benign_overfitting.grid import GRID_COLUMNS, RunSettings, axis_values, grid_cells, run_cells, shards
 
 REQUIRED = [
     "d",
@@ -20,7 +20,7 @@ REQUIRED = [
     "eq10_ratio",
     "eq10_ratio_as_coded",
 ]
-SMALL = Model(n_test=200)
+SMALL = RunSettings(n_test=200)
 
 
 @pytest.fixture(scope=shared_scope)
@@ -95,7 +95,7 @@ def test_each_row_holds_its_own_cells_quantities(table):
 
 def test_model_from_config_takes_exactly_its_fields():
     settings = {"n": 10, "T": 6, "rho": 0.1, "eta": 0.3, "lr": 1e-3, "n_test": 50, "noise": "bernoulli", "other": 1}
-    assert Model.from_config(settings) == Model(10, 6, 0.1, 0.3, 1e-3, 50, "bernoulli")
+    assert RunSettings.from_config(settings) == RunSettings(10, 6, 0.1, 0.3, 1e-3, 50, "bernoulli")
     assert axis_values({"start": 0.5, "stop": 1.0, "step": 0.25}) == [0.5, 0.75, 1.0]
 
 
@@ -110,9 +110,10 @@ def test_progress_counts_cells_and_noise_model_reaches_the_data():
             self.total += k
 
     counter = Counter()
-    run_cells([(250, 5.0, 1), (250, 10.0, 1), (250, 15.0, 1)], Model(n_test=20), 5, batch_cells=2, progress=counter)
+    cells = [(250, 5.0, 1), (250, 10.0, 1), (250, 15.0, 1)]
+    run_cells(cells, RunSettings(n_test=20), 5, batch_cells=2, progress=counter)
     assert counter.total == 3
-    model = Model(noise="bernoulli", eta=0.4)
+    model = RunSettings(noise="bernoulli", eta=0.4)
     data, _, _ = cell_problem(250, 5.0, 3, model)
     train_rng, _ = train_test_generators(cell_seed(3, 250, 5.0))
     expected = sample_gram_data(train_rng, model.n, model.T, 250, 5.0, model.rho, model.eta, "bernoulli")

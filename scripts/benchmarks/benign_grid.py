@@ -21,7 +21,7 @@ import torch  # noqa: E402
 
 from replication.benign_overfitting import model  # noqa: E402
 from replication.benign_overfitting.data import head, sample_dataset  # noqa: E402
-from replication.benign_overfitting.grid import Model, grid_cells, run_cells  # noqa: E402
+from replication.benign_overfitting.grid import RunSettings, grid_cells, run_cells  # noqa: E402
 from replication.benign_overfitting.train import GramProblem, stack, train_gram  # noqa: E402
 
 PAPER_GRID = {
@@ -71,7 +71,7 @@ def per_step_costs(d: int = 2000) -> dict[str, float]:
 def _chunk(args):
     cells, steps = args
     start, cpu = time.perf_counter(), time.process_time()
-    frame = run_cells(cells, Model(), steps, batch_cells=4)
+    frame = run_cells(cells, RunSettings(), steps, batch_cells=4)
     return frame, time.perf_counter() - start, time.process_time() - cpu
 
 

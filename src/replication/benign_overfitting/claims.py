@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..claims import Claim, documentation, not_checkable, over_runs
 from .data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
-from .plots import final_roles, relevant_probability
+from .metrics import final_roles, relevant_probability
 
 PAPER = "Benign overfitting"
 

@@ -39,7 +39,7 @@ GRID_COLUMNS = [
 
 
 @dataclass(frozen=True)
-class Model:
+class RunSettings:
     """The data and training settings shared by every run (paper Sec. 5)."""
 
     n: int = 20
@@ -51,7 +51,7 @@ class Model:
     noise: str = "exact"
 
     @classmethod
-    def from_config(cls, settings: dict) -> Model:
+    def from_config(cls, settings: dict) -> RunSettings:
         return cls(**{key: settings[key] for key in cls.__dataclass_fields__})
 
 
@@ -72,7 +72,7 @@ def shards(cells: list, shard_size: int) -> list[list]:
     return [cells[k : k + shard_size] for k in range(0, len(cells), shard_size)]
 
 
-def cell_problem(d: int, signal_norm: float, seed: int, model: Model):
+def cell_problem(d: int, signal_norm: float, seed: int, model: RunSettings):
     """Training data of one cell (drawn as its Gram matrix) and the cell's independent test stream."""
     train_rng, test_rng = train_test_generators(cell_seed(seed, d, signal_norm))
     data = sample_gram_data(train_rng, model.n, model.T, d, signal_norm, model.rho, model.eta, model.noise)
@@ -80,7 +80,7 @@ def cell_problem(d: int, signal_norm: float, seed: int, model: Model):
 
 
 def run_cells(
-    cells: Iterable[tuple[int, float, int]], model: Model, steps: int, batch_cells: int, progress=None
+    cells: Iterable[tuple[int, float, int]], model: RunSettings, steps: int, batch_cells: int, progress=None
 ) -> pd.DataFrame:
     """Train every cell for ``steps`` steps, ``batch_cells`` at a time; one row per cell."""
     rows = []
@@ -96,7 +96,7 @@ def run_cells(
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
 
 
-def _summaries(batch, built, run, model: Model, steps: int) -> list[dict]:
+def _summaries(batch, built, run, model: RunSettings, steps: int) -> list[dict]:
     clean = np.stack([~data.noisy for data, _, _ in built])
     y = np.stack([data.y for data, _, _ in built])
     gamma = np.stack([problem.gamma for _, problem, _ in built])

@@ -9,6 +9,7 @@ import seaborn as sns
 from matplotlib.colors import TwoSlopeNorm
 
 from .data import IRRELEVANT, RELEVANT, ROLE_NAMES, WEAK_ALIGNED, WEAK_OPPOSITE
+from .metrics import final_roles, relevant_probability
 
 CLASS_COLOURS = {1: "C0", -1: "C1"}
 # Legend labels of the token roles (the paper's notation)
@@ -63,12 +64,6 @@ def fig1(frame: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     return fig, frame.assign(accuracy=accuracy)
 
 
-def relevant_probability(traj: dict) -> np.ndarray:
-    """r = s_R of every recorded step and training sample, shape (steps, samples)."""
-    relevant_token = np.argmax(traj["roles"] == RELEVANT, axis=1)
-    return np.take_along_axis(traj["probabilities"], relevant_token[None, :, None], axis=-1)[..., 0]
-
-
 def fig2(traj: dict) -> tuple[plt.Figure, pd.DataFrame]:
     """S = r (1 - r) against r = s_R along a real run: clean samples go to r -> 1, noisy to r -> 0."""
     relevant = relevant_probability(traj)
@@ -104,12 +99,6 @@ def fig2(traj: dict) -> tuple[plt.Figure, pd.DataFrame]:
     fig.suptitle(f"Fig. 2 from a real run: d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}", y=1.02)
     fig.tight_layout()
     return fig, frame
-
-
-def final_roles(traj: dict) -> np.ndarray:
-    """Role of each sample's most probable token at the end of the run."""
-    chosen = traj["probabilities"][-1].argmax(-1)
-    return traj["roles"][np.arange(len(chosen)), chosen]
 
 
 # Rows of Figs. 3a-c: (title, noisy?, roles the sample must end on)

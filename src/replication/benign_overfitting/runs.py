@@ -7,14 +7,14 @@ import numpy as np
 import pandas as pd
 
 from .data import RELEVANT, WEAK_OPPOSITE, cell_seed, head, sample_dataset, signal_coefficients, train_test_generators
-from .grid import Model
+from .grid import RunSettings
 from .train import GramProblem, train_gram
 
 SCENARIOS = ("benign", "harmful", "not_overfitting")
 
 
 def fig1_selections(
-    d: int, signal_norm: float, n: int, n_test: int, model: Model, scales: dict, seed: int
+    d: int, signal_norm: float, n: int, n_test: int, model: RunSettings, scales: dict, seed: int
 ) -> pd.DataFrame:
     """Fig. 1: hard token selection t = argmax_t x_t . p with p = mu_{+1} + mu_{-1} + c * noise.
 
@@ -62,7 +62,7 @@ def fig1_selections(
     return pd.concat(frames, ignore_index=True)
 
 
-def trajectory(d: int, signal_norm: float, seed: int, model: Model, steps: int, record_every: int) -> dict:
+def trajectory(d: int, signal_norm: float, seed: int, model: RunSettings, steps: int, record_every: int) -> dict:
     """One training run with every token's probability recorded every ``record_every`` steps.
 
     Returns arrays for ``np.savez``: probabilities (records, n, T), the recorded steps, labels,
