@@ -13,7 +13,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env figures test lint report clean diff bless bless-config bless-smoke timings mutation
+.PHONY: env figures test lint format report clean diff bless bless-config bless-smoke timings mutation
 
 env: $(VENV)/.installed
 
@@ -36,8 +36,17 @@ test: env
 mutation: env
 	$(BIN)/python scripts/mutation.py $(if $(MUTATION_JOBS),--jobs $(MUTATION_JOBS)) $(if $(MUTATION_ONLY),--only $(MUTATION_ONLY))
 
+# Python (ruff: lint and format) and the workflow (snakefmt, snakemake --lint); `make format` fixes the format.
 lint: env
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check workflow
 	$(BIN)/snakemake --lint
+
+format: env
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+	$(BIN)/snakefmt workflow
 
 report: env
 	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --report report.html figures/all

@@ -1,4 +1,7 @@
 """The claims table of Benign overfitting."""
+
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -7,8 +10,8 @@ from replication.claims import write_claims
 from replication.io import log_to
 
 log = log_to(snakemake.log[0])
-trajectories = {path.rsplit("_", 1)[-1].removesuffix(".npz"): dict(np.load(path))
-                for path in snakemake.input.trajectories}
+# trajectories/<panel>.npz -> panel
+trajectories = {Path(path).stem: dict(np.load(path)) for path in snakemake.input.trajectories}
 claims = all_claims(pd.read_csv(snakemake.input.grid), pd.read_csv(snakemake.input.selections), trajectories)
 frame = write_claims(claims, snakemake.output[0])
 for row in frame.itertuples():

@@ -1,4 +1,5 @@
 """Fig. 1 of Benign overfitting."""
+
 import pandas as pd
 
 from replication.benign_overfitting.plots import fig1

@@ -1,4 +1,5 @@
 """Fig. 2 of Benign overfitting, from the recorded run of Fig. 3a."""
+
 import numpy as np
 
 from replication.benign_overfitting.plots import fig2

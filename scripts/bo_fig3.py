@@ -1,4 +1,5 @@
 """Figs. 3a, 3b, 3c of Benign overfitting."""
+
 import numpy as np
 
 from replication.benign_overfitting.plots import fig3

@@ -1,13 +1,15 @@
 """One shard of the Benign-overfitting grid: train its cells, one row per cell."""
+
 from tqdm import tqdm
 
-from replication.benign_overfitting.grid import Model, run_cells
+from replication.benign_overfitting.grid import RunSettings, run_cells
 from replication.io import log_to, write_csv
 
 log = log_to(snakemake.log[0])
 cells = [tuple(cell) for cell in snakemake.params.cells]
 with tqdm(total=len(cells), desc="cells", mininterval=5) as progress:
-    frame = run_cells(cells, Model.from_config(snakemake.params.model), snakemake.params.steps, batch_cells=4,
-                      progress=progress)
+    frame = run_cells(
+        cells, RunSettings.from_config(snakemake.params.model), snakemake.params.steps, batch_cells=4, progress=progress
+    )
 log.info("\n%s", frame[["d", "signal_norm", "train_loss", "test_loss", "test_accuracy", "eq9_ratio"]])
 write_csv(frame, snakemake.output[0])

@@ -1,4 +1,5 @@
 """The heatmap figures of the Benign-overfitting grid (Figs. 4, 5, 6 and accuracy)."""
+
 import pandas as pd
 
 from replication.benign_overfitting.plots import grid_figure

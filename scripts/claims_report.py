@@ -1,4 +1,5 @@
 """results/claims.csv and figures/claims.md from the registered claims tables."""
+
 from replication.claims_report import claims_markdown, merge_claims, summary_line
 from replication.io import log_to, write_csv, write_text
 

@@ -1,4 +1,5 @@
 """Regenerated figures against the reference set: images, summary.csv and report.html."""
+
 from pathlib import Path
 
 from replication.diff import diff_figures, figure_verdicts

@@ -1,4 +1,5 @@
 """Exit non-zero, naming them, when figures differ from the references."""
+
 import sys
 from pathlib import Path
 

@@ -12,6 +12,7 @@ surviving mutant with its file, line and diff. Mutants listed in scripts/mutatio
     python scripts/mutation.py --only 'replication.io.*' 'replication.config.*'   # some modules only
     python scripts/mutation.py --report-only   # the report of the last run
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,9 @@ def rerun_survivors(jobs: int | None) -> float:
 
 def mutmut_results() -> dict[str, str]:
     """Mutant name -> status (killed, survived, no tests, timeout, ...) of the last run."""
-    output = subprocess.run([str(MUTMUT), "results", "--all", "true"], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout
+    output = subprocess.run(
+        [str(MUTMUT), "results", "--all", "true"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
     results = {}
     for line in output.splitlines():
         match = RESULT_LINE.match(line)
@@ -185,19 +187,33 @@ def build_report(results: dict[str, str], wall_s: float | None, what: str = "ful
     lines.append(f"Tool: mutmut (pyproject.toml [tool.mutmut]); equivalent mutants: {EQUIVALENTS.relative_to(ROOT)}.")
     if wall_s is not None:
         load = os.getloadavg()
-        lines.append(f"Run time ({what}): {wall_s / 60:.1f} min on {os.cpu_count()} cores (load average at the end "
-                     f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}).")
-    lines += ["", f"**Overall kill rate: {rate(total):.1%}** ({total['killed']} killed of "
-              f"{total['mutants'] - total['equivalent']} mutants; {total['equivalent']} equivalent left out; "
-              f"{total['survived']} surviving)", ""]
-    lines += ["| module | mutants run | killed | equivalent | surviving | kill rate | not run |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+        lines.append(
+            f"Run time ({what}): {wall_s / 60:.1f} min on {os.cpu_count()} cores (load average at the end "
+            f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f})."
+        )
+    lines += [
+        "",
+        f"**Overall kill rate: {rate(total):.1%}** ({total['killed']} killed of "
+        f"{total['mutants'] - total['equivalent']} mutants; {total['equivalent']} equivalent left out; "
+        f"{total['survived']} surviving)",
+        "",
+    ]
+    lines += [
+        "| module | mutants run | killed | equivalent | surviving | kill rate | not run |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for module in sorted(counts):
         c = counts[module]
         shown = f"{rate(c):.1%}" if c["mutants"] else "-"
-        lines.append(f"| {module} | {c['mutants']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {shown} | {c['not run']} |")
+        lines.append(
+            f"| {module} | {c['mutants']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {shown} "
+            f"| {c['not run']} |"
+        )
     if total["not run"]:
-        lines += ["", f"{total['not run']} mutants were not run (a partial or interrupted run): the rates cover the rest."]
+        lines += [
+            "",
+            f"{total['not run']} mutants were not run (a partial or interrupted run): the rates cover the rest.",
+        ]
     if stale:
         lines += ["", "Listed as equivalent but the mutation under that name changed (re-check): " + ", ".join(stale)]
     lines += ["", f"## Surviving mutants ({len(survivors)})", ""]
@@ -214,7 +230,9 @@ def main() -> None:
     mode.add_argument("--report-only", action="store_true", help="write the report of the last run")
     mode.add_argument("--survivors", action="store_true", help="rerun only the last run's surviving mutants")
     mode.add_argument("--only", nargs="+", metavar="GLOB", help="run only the mutants matching these name patterns")
-    parser.add_argument("--jobs", type=int, default=None, help="mutants run side by side (default: mutmut's, the cores)")
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="mutants run side by side (default: mutmut's, the cores)"
+    )
     args = parser.parse_args()
     if args.report_only:
         wall_s = None

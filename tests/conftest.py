@@ -1,4 +1,5 @@
 """Shared fixtures: the smoke pipeline, run once per session into a temporary directory."""
+
 from __future__ import annotations
 
 import inspect
@@ -49,7 +50,9 @@ def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.C
     command = [str(SNAKEMAKE), "--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(workdir), *args]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=SNAKEMAKE_TIMEOUT_S)
     if check and result.returncode != 0:
-        raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
+        raise AssertionError(
+            f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
+        )
     return result
 
 

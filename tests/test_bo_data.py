@@ -1,4 +1,5 @@
 """The data model: exact label flips, token roles by position, seeds, Gram-matrix sampling."""
+
 import math
 
 import numpy as np
@@ -6,8 +7,17 @@ import pytest
 from scipy import stats
 
 from replication.benign_overfitting.data import (
-    IRRELEVANT, RELEVANT, WEAK_ALIGNED, WEAK_OPPOSITE, GramData, cell_seed, head, sample_dataset, sample_gram_data,
-    train_test_generators)
+    IRRELEVANT,
+    RELEVANT,
+    WEAK_ALIGNED,
+    WEAK_OPPOSITE,
+    GramData,
+    cell_seed,
+    head,
+    sample_dataset,
+    sample_gram_data,
+    train_test_generators,
+)
 
 
 @pytest.mark.parametrize("n, eta", [(20, 0.2), (7, 0.1), (33, 0.35), (10, 0.0)])
@@ -35,8 +45,7 @@ def test_token_roles_are_fixed_by_position():
 
 
 def test_bernoulli_variant():
-    flips = [sample_dataset(np.random.default_rng(s), 40, 8, 4, 1e7, 0.2, 0.25, noise="bernoulli")
-             for s in range(40)]
+    flips = [sample_dataset(np.random.default_rng(s), 40, 8, 4, 1e7, 0.2, 0.25, noise="bernoulli") for s in range(40)]
     counts = np.array([d.noisy.sum() for d in flips])
     assert len(set(counts)) > 3  # not a fixed number
     assert abs(counts.mean() - 10) < 1.5  # Binomial(40, 0.25)

@@ -1,17 +1,17 @@
 """Figure data and claims of Benign overfitting: shapes, values and the claims they support."""
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import shared_scope
 from replication.benign_overfitting import plots
 from replication.benign_overfitting.claims import all_claims, fig2_claims, fig3_claims, grid_claims
 from replication.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
-from replication.benign_overfitting.grid import GRID_COLUMNS, Model
+from replication.benign_overfitting.grid import GRID_COLUMNS, RunSettings
 from replication.benign_overfitting.runs import fig1_selections, trajectory
 from replication.config import ConfigError, validate_config
 from replication.plotting import apply_style
-
-from conftest import shared_scope
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 SCALES = {"benign": 0.06, "harmful": 1.0, "not_overfitting": 0.001}
@@ -19,7 +19,7 @@ SCALES = {"benign": 0.06, "harmful": 1.0, "not_overfitting": 0.001}
 
 @pytest.fixture(scope=shared_scope)
 def fig1_frame():
-    return fig1_selections(10000, 20.0, 100, 100, Model(), SCALES, seed=1)
+    return fig1_selections(10000, 20.0, 100, 100, RunSettings(), SCALES, seed=1)
 
 
 def test_fig1_paper_setting_accuracies(fig1_frame):
@@ -30,6 +30,7 @@ def test_fig1_paper_setting_accuracies(fig1_frame):
     assert acc["not_overfitting", "train"] == 0.8 and acc["not_overfitting", "test"] == 1.0
     # benign: noisy training samples are fitted through their opposite-class weak token
     benign = fig1_frame[(fig1_frame.scenario == "benign") & (fig1_frame.split == "train")]
+    assert benign.noisy.any() and (~benign.noisy).any(), "both kinds of training sample are present"
     assert (benign[benign.noisy].selected_role == WEAK_OPPOSITE).all()
     assert (benign[~benign.noisy].selected_role == RELEVANT).all()
     apply_style()
@@ -48,8 +49,16 @@ def _synthetic_trajectory(final_roles_noisy):
     for i, token in enumerate(ends):
         probabilities[-1, i] = 0.02
         probabilities[-1, i, token] = 1 - 0.02 * (T - 1)
-    return {"probabilities": probabilities, "steps": steps, "y": np.ones(n), "clean_y": np.ones(n),
-            "noisy": np.arange(n) >= 4, "roles": roles, "d": np.array(100), "signal_norm": np.array(5.0)}
+    return {
+        "probabilities": probabilities,
+        "steps": steps,
+        "y": np.ones(n),
+        "clean_y": np.ones(n),
+        "noisy": np.arange(n) >= 4,
+        "roles": roles,
+        "d": np.array(100),
+        "signal_norm": np.array(5.0),
+    }
 
 
 def test_fig3_picks_samples_by_final_argmax():
@@ -77,7 +86,7 @@ def test_fig2_claims_read_the_final_relevant_probability():
 
 
 def test_real_trajectory_and_fig2():
-    traj = trajectory(300, 20.0, 1, Model(lr=1e-2), 300, 10)
+    traj = trajectory(300, 20.0, 1, RunSettings(lr=1e-2), 300, 10)
     assert traj["probabilities"].shape == (31, 20, 8)
     assert np.allclose(traj["probabilities"][0], 1 / 8)
     assert np.allclose(traj["probabilities"].sum(-1), 1)
@@ -93,11 +102,25 @@ def test_real_trajectory_and_fig2():
 def _grid(eq9):
     rows = []
     for k, (d, m) in enumerate([(d, m) for d in (250, 1000) for m in (5.0, 40.0)]):
-        rows.append({col: 0.0 for col in GRID_COLUMNS} | {
-            "d": d, "signal_norm": m, "seed": 1, "steps": 100, "train_loss": 0.45, "test_loss": 0.63 if m == 5 else 0.41,
-            "train_accuracy": 1.0, "test_accuracy": 0.9 if m == 5 else 1.0, "eq9_ratio": eq9[k],
-            "eq9_ratio_as_coded": 6.0, "eq10_ratio": 1.0, "eq10_ratio_as_coded": 1.2, "n_clean_plus": 6,
-            "n_clean_minus": 10})
+        rows.append(
+            {col: 0.0 for col in GRID_COLUMNS}
+            | {
+                "d": d,
+                "signal_norm": m,
+                "seed": 1,
+                "steps": 100,
+                "train_loss": 0.45,
+                "test_loss": 0.63 if m == 5 else 0.41,
+                "train_accuracy": 1.0,
+                "test_accuracy": 0.9 if m == 5 else 1.0,
+                "eq9_ratio": eq9[k],
+                "eq9_ratio_as_coded": 6.0,
+                "eq10_ratio": 1.0,
+                "eq10_ratio_as_coded": 1.2,
+                "n_clean_plus": 6,
+                "n_clean_minus": 10,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -123,18 +146,29 @@ def test_all_claims_table(fig1_frame):
     # claim id -> (measured, holds), worked out from the inputs: clean samples end at r = 1 - 7 * 0.02 = 0.86,
     # one noisy sample per final role, the grid of _grid (losses 0.45 / 0.63 / 0.41, accuracies 0.9 / 1.0).
     expected = {
-        "fig1_benign_train_accuracy": (1.0, True), "fig1_benign_test_accuracy": (1.0, True),
-        "fig1_harmful_train_accuracy": (1.0, True), "fig1_harmful_test_accuracy": (0.62, True),
-        "fig1_not_overfitting_train_accuracy": (0.8, True), "fig1_not_overfitting_test_accuracy": (1.0, True),
-        "fig2_clean_r_to_one": (0.86, False), "fig2_noisy_r_to_zero": (0.86, False),
-        "fig3a_clean_select_relevant": (1.0, True), "fig3a_noisy_select_weak_opposite": (1.0, True),
-        "fig3b_noisy_select_irrelevant": (1.0, True), "fig3c_noisy_fitted_weak_opposite": (1.0, True),
+        "fig1_benign_train_accuracy": (1.0, True),
+        "fig1_benign_test_accuracy": (1.0, True),
+        "fig1_harmful_train_accuracy": (1.0, True),
+        "fig1_harmful_test_accuracy": (0.62, True),
+        "fig1_not_overfitting_train_accuracy": (0.8, True),
+        "fig1_not_overfitting_test_accuracy": (1.0, True),
+        "fig2_clean_r_to_one": (0.86, False),
+        "fig2_noisy_r_to_zero": (0.86, False),
+        "fig3a_clean_select_relevant": (1.0, True),
+        "fig3a_noisy_select_weak_opposite": (1.0, True),
+        "fig3b_noisy_select_irrelevant": (1.0, True),
+        "fig3c_noisy_fitted_weak_opposite": (1.0, True),
         "fig3c_noisy_stuck_relevant": (1.0, True),
-        "fig5_train_loss_range": (0.45, True), "fig5_test_loss_range": (0.63, True),
-        "fig5_test_loss_smallest_signal": (0.63, True), "fig5_test_loss_low_strong_signal": (0.41, True),
-        "test_accuracy_one_from_15": (1.0, True), "test_accuracy_at_5": (0.9, True),
-        "fig4_eq9_ratio_above_one": (1.0, True), "fig4_eq9_ratio_above_one_as_coded": (1.0, True),
-        "fig4_as_coded_is_smaller_class_size": (1.0, True), "fig6_eq10_ratio_in_band": (1.0, True),
+        "fig5_train_loss_range": (0.45, True),
+        "fig5_test_loss_range": (0.63, True),
+        "fig5_test_loss_smallest_signal": (0.63, True),
+        "fig5_test_loss_low_strong_signal": (0.41, True),
+        "test_accuracy_one_from_15": (1.0, True),
+        "test_accuracy_at_5": (0.9, True),
+        "fig4_eq9_ratio_above_one": (1.0, True),
+        "fig4_eq9_ratio_above_one_as_coded": (1.0, True),
+        "fig4_as_coded_is_smaller_class_size": (1.0, True),
+        "fig6_eq10_ratio_in_band": (1.0, True),
         "fig6_eq10_ratio_in_band_as_coded": (1.0, True),
     }
     by_id = {c.claim_id: c for c in claims}
@@ -143,8 +177,10 @@ def test_all_claims_table(fig1_frame):
         assert np.isclose(by_id[claim_id].measured, measured) and by_id[claim_id].holds is holds, claim_id
     assert by_id["fig1_harmful_test_accuracy"].threshold == "[0.53, 0.7]"
     assert by_id["fig2_clean_r_to_one"].threshold == ">= 0.9" and by_id["fig2_noisy_r_to_zero"].threshold == "<= 0.1"
-    assert by_id["fig5_test_loss_range"].reason == ("measured range [0.410, 0.630]; 4 cells: 0 fail in every seed, 0 in half or more, "
-        "0 in a minority of seeds only (seed noise); 100 steps")
+    assert by_id["fig5_test_loss_range"].reason == (
+        "measured range [0.410, 0.630]; 4 cells: 0 fail in every seed, 0 in half or more, "
+        "0 in a minority of seeds only (seed noise); 100 steps"
+    )
     assert by_id["fig3b_noisy_select_irrelevant"].figure == "Fig. 3b"
     # the same grid with one Eq. 9 cell below 1: three of four cells is a share of 0.75, not all
     failing = {c.claim_id: c for c in all_claims(_grid([2.0, 0.5, 2.0, 2.0]), fig1_frame, trajectories)}

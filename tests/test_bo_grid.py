@@ -1,14 +1,26 @@
 """The grid runner: columns, determinism, per-cell seeds, shards."""
+
 import numpy as np
 import pytest
 
-from replication.benign_overfitting.grid import GRID_COLUMNS, Model, axis_values, grid_cells, run_cells, shards
-
 from conftest import shared_scope
+from replication.benign_overfitting.grid import GRID_COLUMNS, RunSettings, axis_values, grid_cells, run_cells, shards
 
-REQUIRED = ["d", "signal_norm", "seed", "steps", "train_loss", "test_loss", "train_accuracy", "test_accuracy",
-            "eq9_ratio", "eq9_ratio_as_coded", "eq10_ratio", "eq10_ratio_as_coded"]
-SMALL = Model(n_test=200)
+REQUIRED = [
+    "d",
+    "signal_norm",
+    "seed",
+    "steps",
+    "train_loss",
+    "test_loss",
+    "train_accuracy",
+    "test_accuracy",
+    "eq9_ratio",
+    "eq9_ratio_as_coded",
+    "eq10_ratio",
+    "eq10_ratio_as_coded",
+]
+SMALL = RunSettings(n_test=200)
 
 
 @pytest.fixture(scope=shared_scope)
@@ -33,8 +45,11 @@ def test_grid_is_deterministic_and_independent_of_batching(table):
 
 
 def test_cells_and_shards():
-    settings = {"dims": {"start": 250, "stop": 5000, "step": 250}, "signal_norms": {"start": 5, "stop": 100, "step": 5},
-                "seeds": [1, 2]}
+    settings = {
+        "dims": {"start": 250, "stop": 5000, "step": 250},
+        "signal_norms": {"start": 5, "stop": 100, "step": 5},
+        "seeds": [1, 2],
+    }
     cells = grid_cells(settings)
     assert len(cells) == 800 and cells[0] == (250, 5.0, 1) and cells[-1] == (5000, 100.0, 2)
     assert axis_values({"start": 5, "stop": 100, "step": 5})[-1] == 100
@@ -61,8 +76,9 @@ def test_each_row_holds_its_own_cells_quantities(table):
         assert np.isclose(row.eq9_ratio_as_coded, metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y))
         assert np.isclose(row.eq10_ratio, metrics.eq10_ratio(run.pair_sum[0], clean, y))
         assert np.isclose(row.eq10_ratio_as_coded, metrics.eq10_ratio_as_coded(run.first_q[0], clean, y))
-        assert np.isclose(row.eq10_ratio_as_coded_last,
-                          metrics.eq10_ratio_as_coded_last(run.pair_sum[0], run.last_q[0], clean, y))
+        assert np.isclose(
+            row.eq10_ratio_as_coded_last, metrics.eq10_ratio_as_coded_last(run.pair_sum[0], run.last_q[0], clean, y)
+        )
         assert (row.n_clean_plus, row.n_clean_minus) == ((clean & (y == 1)).sum(), (clean & (y == -1)).sum())
         chosen = data.roles[np.arange(len(y)), run.final_s[0].argmax(-1)]
         noisy = data.noisy
@@ -79,7 +95,7 @@ def test_each_row_holds_its_own_cells_quantities(table):
 
 def test_model_from_config_takes_exactly_its_fields():
     settings = {"n": 10, "T": 6, "rho": 0.1, "eta": 0.3, "lr": 1e-3, "n_test": 50, "noise": "bernoulli", "other": 1}
-    assert Model.from_config(settings) == Model(10, 6, 0.1, 0.3, 1e-3, 50, "bernoulli")
+    assert RunSettings.from_config(settings) == RunSettings(10, 6, 0.1, 0.3, 1e-3, 50, "bernoulli")
     assert axis_values({"start": 0.5, "stop": 1.0, "step": 0.25}) == [0.5, 0.75, 1.0]
 
 
@@ -94,9 +110,10 @@ def test_progress_counts_cells_and_noise_model_reaches_the_data():
             self.total += k
 
     counter = Counter()
-    run_cells([(250, 5.0, 1), (250, 10.0, 1), (250, 15.0, 1)], Model(n_test=20), 5, batch_cells=2, progress=counter)
+    cells = [(250, 5.0, 1), (250, 10.0, 1), (250, 15.0, 1)]
+    run_cells(cells, RunSettings(n_test=20), 5, batch_cells=2, progress=counter)
     assert counter.total == 3
-    model = Model(noise="bernoulli", eta=0.4)
+    model = RunSettings(noise="bernoulli", eta=0.4)
     data, _, _ = cell_problem(250, 5.0, 3, model)
     train_rng, _ = train_test_generators(cell_seed(3, 250, 5.0))
     expected = sample_gram_data(train_rng, model.n, model.T, 250, 5.0, model.rho, model.eta, "bernoulli")

@@ -1,4 +1,5 @@
 """Eqs. 9 and 10, as defined and as coded, on hand-made cases and against the authors' loop."""
+
 import warnings
 
 import numpy as np
@@ -10,12 +11,14 @@ from replication.benign_overfitting.train import GramProblem, stack, train_gram
 
 def test_as_defined_on_a_hand_made_case():
     # 4 samples, 3 tokens: clean +1 (0, 1), clean -1 (2), noisy (3)
-    pair_sum = np.array([
-        [2.0, 1.0, 0.5],
-        [4.0, 0.5, 0.5],
-        [3.0, 1.0, 1.0],
-        [1.0, 8.0, 0.0],  # the largest accumulation is a noisy sample's token
-    ])
+    pair_sum = np.array(
+        [
+            [2.0, 1.0, 0.5],
+            [4.0, 0.5, 0.5],
+            [3.0, 1.0, 1.0],
+            [1.0, 8.0, 0.0],  # the largest accumulation is a noisy sample's token
+        ]
+    )
     clean = np.array([True, True, True, False])
     y = np.array([1, 1, -1, 1])
     # class sums of accumulated S (token 0): +1 -> 6, -1 -> 3; RHS = 8
@@ -28,9 +31,15 @@ def test_as_defined_on_a_hand_made_case():
 def test_as_defined_on_an_asymmetric_case():
     # accumulated S (token 0): clean +1 -> 2, 6, 1 (mean 3); clean -1 -> 4 (mean 4); a noisy sample and a
     # larger non-relevant accumulation (9) on a clean sample
-    pair_sum = np.array([
-        [2.0, 9.0], [6.0, 0.5], [1.0, 0.5], [4.0, 1.0], [5.0, 0.0],
-    ])
+    pair_sum = np.array(
+        [
+            [2.0, 9.0],
+            [6.0, 0.5],
+            [1.0, 0.5],
+            [4.0, 1.0],
+            [5.0, 0.0],
+        ]
+    )
     clean = np.array([True, True, True, True, False])
     y = np.array([1, 1, 1, -1, -1])
     assert np.isclose(metrics.eq10_ratio(pair_sum, clean, y), 3 / 4)
@@ -85,17 +94,28 @@ def test_as_coded_matches_the_authors_loop():
     per_step, biggest = _authors_loop(run.trajectory[0, :-1], clean, y)
     plus_n, minus_n = (clean & (y == 1)).sum(), (clean & (y == -1)).sum()
     last_plus, last_minus = per_step[-1]
-    assert np.isclose(metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y),
-                      min(last_plus, last_minus) / biggest, rtol=1e-12)
+    assert np.isclose(
+        metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y),
+        min(last_plus, last_minus) / biggest,
+        rtol=1e-12,
+    )
     first_plus, first_minus = per_step[0]
-    assert np.isclose(metrics.eq10_ratio_as_coded(run.first_q[0], clean, y),
-                      (first_plus / plus_n) / (first_minus / minus_n), rtol=1e-12)
-    assert np.isclose(metrics.eq10_ratio_as_coded_last(run.pair_sum[0], run.last_q[0], clean, y),
-                      (last_plus / plus_n) / (last_minus / minus_n), rtol=1e-12)
+    assert np.isclose(
+        metrics.eq10_ratio_as_coded(run.first_q[0], clean, y),
+        (first_plus / plus_n) / (first_minus / minus_n),
+        rtol=1e-12,
+    )
+    assert np.isclose(
+        metrics.eq10_ratio_as_coded_last(run.pair_sum[0], run.last_q[0], clean, y),
+        (last_plus / plus_n) / (last_minus / minus_n),
+        rtol=1e-12,
+    )
     # what the published images show: the smaller clean-class size, a ratio of mean sample indices
     index = np.arange(1, 21)
-    assert np.isclose(metrics.eq10_ratio_as_coded(run.first_q[0], clean, y),
-                      index[clean & (y == 1)].mean() / index[clean & (y == -1)].mean())
+    assert np.isclose(
+        metrics.eq10_ratio_as_coded(run.first_q[0], clean, y),
+        index[clean & (y == 1)].mean() / index[clean & (y == -1)].mean(),
+    )
     assert abs(metrics.eq9_ratio_as_coded(run.pair_sum[0], run.last_q[0], clean, y) - min(plus_n, minus_n)) < 0.5
 
 

@@ -1,14 +1,21 @@
 """Test-set projection sampling against a materialised test set (exact in distribution)."""
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from replication.benign_overfitting.data import head, sample_dataset
-from replication.benign_overfitting.train import (GramProblem, evaluate, outputs, stack, materialise_test_set,
-                                                  project_test_set, train_gram)
-from replication.benign_overfitting.model import softmax
-
 from conftest import shared_scope
+from replication.benign_overfitting.data import head, sample_dataset
+from replication.benign_overfitting.model import softmax
+from replication.benign_overfitting.train import (
+    GramProblem,
+    evaluate,
+    materialise_test_set,
+    outputs,
+    project_test_set,
+    stack,
+    train_gram,
+)
 
 
 @pytest.fixture(scope=shared_scope)

@@ -1,13 +1,13 @@
 """The exact Gram-matrix trainer against the direct d-dimensional gradient descent."""
+
 import numpy as np
 import pytest
 import torch
 
+from conftest import shared_scope
 from replication.benign_overfitting import model
 from replication.benign_overfitting.data import head, sample_dataset
 from replication.benign_overfitting.train import GramProblem, stack, train_gram
-
-from conftest import shared_scope
 
 
 def _data(seed=0, d=200, signal_norm=20.0, n=20):

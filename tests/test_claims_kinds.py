@@ -1,5 +1,6 @@
 """Every kind of check of the claims tables can fail: each is run on data where it must hold and on
 data where it must not."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,8 +12,15 @@ from replication.local_to_global.endpoint_loss import reclassify, sampled_cross_
 from replication.local_to_global.markov import MarkovChain
 from replication.local_to_global.transformer_claims import loss_claims, structure_claims
 
-SETTINGS = {"tolerance": 0.01, "plateau": [200, 600], "share_fig3": 0.9, "share_fig6": 0.99, "structure_step": 200,
-            "cos_e": 0.9, "flatness": 0.5}
+SETTINGS = {
+    "tolerance": 0.01,
+    "plateau": [200, 600],
+    "share_fig3": 0.9,
+    "share_fig6": 0.99,
+    "structure_step": 200,
+    "cos_e": 0.9,
+    "flatness": 0.5,
+}
 CHAIN = MarkovChain(0.5, 0.8)
 
 
@@ -25,17 +33,30 @@ def structure(wv_out: float, share: float, seeds=(1, 2, 3), steps=(100, 200, 800
     for seed in seeds:
         for step in steps:
             for matrix in ("W_1", "W_V", "W_Q", "W_K", "W_O", "W_2"):
-                rows.append({"matrix": matrix, "step": step, "seed": seed, "top_share": share,
-                             "cos_e_input": np.nan if matrix == "W_2" else 0.95,
-                             "cos_e_output": wv_out if matrix == "W_V" else (np.nan if matrix == "W_1" else 0.95),
-                             "e_flatness": 0.8})
+                rows.append(
+                    {
+                        "matrix": matrix,
+                        "step": step,
+                        "seed": seed,
+                        "top_share": share,
+                        "cos_e_input": np.nan if matrix == "W_2" else 0.95,
+                        "cos_e_output": wv_out if matrix == "W_V" else (np.nan if matrix == "W_1" else 0.95),
+                        "e_flatness": 0.8,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def test_structure_claims_hold_and_fail():
     good = by_id(structure_claims(structure(0.99, 0.97), structure(0.99, 0.999, steps=(0, 100, 200, 800)), SETTINGS))
-    assert all(good[k].holds for k in ("6a", "6a-all", "6c", "6d", "6d-output", "6e", "6f-rank", "6f-e", "6b", "6b-rest"))
-    assert good["6a"].n_runs == 3 and good["6a"].holds_fraction == 1.0 and good["6a"].ci_low == pytest.approx(0.2924, abs=1e-3)
+    assert all(
+        good[k].holds for k in ("6a", "6a-all", "6c", "6d", "6d-output", "6e", "6f-rank", "6f-e", "6b", "6b-rest")
+    )
+    assert (
+        good["6a"].n_runs == 3
+        and good["6a"].holds_fraction == 1.0
+        and good["6a"].ci_low == pytest.approx(0.2924, abs=1e-3)
+    )
     assert good["6g"].kind == "not checkable" and not good["6g"].holds
 
     fig3 = structure(0.99, 0.97)
@@ -54,8 +75,10 @@ def fig4(final_standard: float) -> pd.DataFrame:
     for seed in (1, 2, 3):
         standard = np.where(steps < 800, CHAIN.unigram_loss + 0.002, final_standard)
         ours = np.where(steps < 300, 0.9, CHAIN.bigram_loss + 0.001)
-        frames += [pd.DataFrame({"init": "standard", "seed": seed, "step": steps, "test_loss_smoothed": standard}),
-                   pd.DataFrame({"init": "ours", "seed": seed, "step": steps, "test_loss_smoothed": ours})]
+        frames += [
+            pd.DataFrame({"init": "standard", "seed": seed, "step": steps, "test_loss_smoothed": standard}),
+            pd.DataFrame({"init": "ours", "seed": seed, "step": steps, "test_loss_smoothed": ours}),
+        ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -73,13 +96,26 @@ def test_loss_claims_hold_and_fail():
 def test_sampled_endpoint_loss_detects_a_wrong_minimum():
     chain = MarkovChain(0.2, 0.3)
     rows = []
-    for label, gap, reference in ((canonical.LOCAL_MIN, 0.0, chain.unigram_loss),
-                                  (canonical.GLOBAL_MIN, chain.optimal_gap, chain.bigram_loss),
-                                  (canonical.GLOBAL_MIN, 0.5 * chain.optimal_gap, chain.bigram_loss)):
+    for label, gap, reference in (
+        (canonical.LOCAL_MIN, 0.0, chain.unigram_loss),
+        (canonical.GLOBAL_MIN, chain.optimal_gap, chain.bigram_loss),
+        (canonical.GLOBAL_MIN, 0.5 * chain.optimal_gap, chain.bigram_loss),
+    ):
         loss, error = sampled_cross_entropy(chain, gap, 500, 128, seed=len(rows))
-        rows.append({"p": 0.2, "q": 0.3, "model": "2d", "endpoint": label, "reference": "r", "gap": gap,
-                     "sampled_loss": loss, "standard_error": error, "reference_loss": reference,
-                     "z": (loss - reference) / error})
+        rows.append(
+            {
+                "p": 0.2,
+                "q": 0.3,
+                "model": "2d",
+                "endpoint": label,
+                "reference": "r",
+                "gap": gap,
+                "sampled_loss": loss,
+                "standard_error": error,
+                "reference_loss": reference,
+                "z": (loss - reference) / error,
+            }
+        )
     frame = pd.DataFrame(rows)
     assert abs(frame.z[0]) < 4 and abs(frame.z[1]) < 4 and frame.z[2] > 10
     assert sampled_loss_claim(frame.iloc[:2], 4.0).holds
@@ -88,9 +124,11 @@ def test_sampled_endpoint_loss_detects_a_wrong_minimum():
 
 
 def test_identities_become_documentation():
-    claims = [Claim("Local to Global", "3", "Figs. 1, 2", "s", 0.0, "t", True, "r"),
-              Claim("Local to Global", "4a", "Figs. 2, 5", "s", 1.0, "t", True, "r"),
-              Claim("Local to Global", "4b", "Figs. 2, 5", "s", 0.0, "t", True, "r")]
+    claims = [
+        Claim("Local to Global", "3", "Figs. 1, 2", "s", 0.0, "t", True, "r"),
+        Claim("Local to Global", "4a", "Figs. 2, 5", "s", 1.0, "t", True, "r"),
+        Claim("Local to Global", "4b", "Figs. 2, 5", "s", 0.0, "t", True, "r"),
+    ]
     out = by_id(reclassify(claims, 0.1))
     assert out["3-closed-form"].kind == "documentation" and out["4b"].kind == "documentation"
     assert out["4a"].kind == "checked"
@@ -101,10 +139,24 @@ def grid(eq9: dict) -> pd.DataFrame:
     rows = []
     for d in (250, 500):
         for seed in (1, 2, 3):
-            rows.append({"d": d, "signal_norm": 50.0, "seed": seed, "steps": 100, "train_loss": 0.5, "test_loss": 0.42,
-                         "train_accuracy": 1.0, "test_accuracy": 1.0, "eq9_ratio": eq9.get((d, seed), 2.0),
-                         "eq9_ratio_as_coded": 3.0, "eq10_ratio": 1.0, "eq10_ratio_as_coded": 1.0,
-                         "n_clean_plus": 3, "n_clean_minus": 4})
+            rows.append(
+                {
+                    "d": d,
+                    "signal_norm": 50.0,
+                    "seed": seed,
+                    "steps": 100,
+                    "train_loss": 0.5,
+                    "test_loss": 0.42,
+                    "train_accuracy": 1.0,
+                    "test_accuracy": 1.0,
+                    "eq9_ratio": eq9.get((d, seed), 2.0),
+                    "eq9_ratio_as_coded": 3.0,
+                    "eq10_ratio": 1.0,
+                    "eq10_ratio_as_coded": 1.0,
+                    "n_clean_plus": 3,
+                    "n_clean_minus": 4,
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -1,4 +1,5 @@
 """The claims report: every spec claim listed, reported rows merged, failures never hidden."""
+
 import re
 from pathlib import Path
 
@@ -7,24 +8,44 @@ import pandas as pd
 import pytest
 
 from replication.claims import CLAIM_COLUMNS, Claim, documentation, not_checkable, over_runs, write_claims
-from replication.claims_report import (BENIGN_OVERFITTING, LOCAL_TO_GLOBAL, SPEC_CLAIMS, claims_markdown,
-                                       merge_claims, summary_line)
+from replication.claims_report import (
+    BENIGN_OVERFITTING,
+    LOCAL_TO_GLOBAL,
+    SPEC_CLAIMS,
+    claims_markdown,
+    merge_claims,
+    summary_line,
+)
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
 
 
 @pytest.fixture
 def tables(tmp_path):
-    landscape = write_claims([
-        Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "basins agree", 1.0, "== 1", True, "240/240 starts"),
-        Claim(LOCAL_TO_GLOBAL, "2-3d", "Fig. 2", "energy drift 3-D", 3e-6, "< 1e-8", False, "drift 3e-6"),
-        Claim(LOCAL_TO_GLOBAL, "2-2d", "Fig. 1", "energy drift 2-D", 1e-12, "< 1e-8", True, "1e-12"),
-    ], tmp_path / "landscape.csv")
-    benign = write_claims([
-        Claim("Benign or Not-Benign Overfitting", "eq9_all_cells", "Fig. 4", "Eq. 9 > 1", 0.81, "1.0", False,
-              "81% of cells"),
-        Claim(BENIGN_OVERFITTING, "accuracy_at_5", "accuracy", "beyond the paper", 1.0, "1.0", True, "all"),
-    ], tmp_path / "benign.csv")
+    landscape = write_claims(
+        [
+            Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "basins agree", 1.0, "== 1", True, "240/240 starts"),
+            Claim(LOCAL_TO_GLOBAL, "2-3d", "Fig. 2", "energy drift 3-D", 3e-6, "< 1e-8", False, "drift 3e-6"),
+            Claim(LOCAL_TO_GLOBAL, "2-2d", "Fig. 1", "energy drift 2-D", 1e-12, "< 1e-8", True, "1e-12"),
+        ],
+        tmp_path / "landscape.csv",
+    )
+    benign = write_claims(
+        [
+            Claim(
+                "Benign or Not-Benign Overfitting",
+                "eq9_all_cells",
+                "Fig. 4",
+                "Eq. 9 > 1",
+                0.81,
+                "1.0",
+                False,
+                "81% of cells",
+            ),
+            Claim(BENIGN_OVERFITTING, "accuracy_at_5", "accuracy", "beyond the paper", 1.0, "1.0", True, "all"),
+        ],
+        tmp_path / "benign.csv",
+    )
     assert list(landscape.columns) == CLAIM_COLUMNS and len(benign) == 2
     return [tmp_path / "landscape.csv", tmp_path / "benign.csv"]
 
@@ -62,8 +83,13 @@ def test_no_tables_lists_every_claim_as_not_reproduced():
 
 
 def test_holds_read_from_text(tmp_path):
-    frame = pd.DataFrame([[LOCAL_TO_GLOBAL, "5", "Fig. 4", "s", 0.004, "<= 0.01", "True", "r"],
-                          [LOCAL_TO_GLOBAL, "6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"]], columns=CLAIM_COLUMNS[:8])
+    frame = pd.DataFrame(
+        [
+            [LOCAL_TO_GLOBAL, "5", "Fig. 4", "s", 0.004, "<= 0.01", "True", "r"],
+            [LOCAL_TO_GLOBAL, "6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"],
+        ],
+        columns=CLAIM_COLUMNS[:8],
+    )
     frame.to_csv(tmp_path / "t.csv", index=False)
     merged = merge_claims([tmp_path / "t.csv"]).set_index("claim_id")
     assert merged.loc["L2G-5", "holds"] and not merged.loc["L2G-6", "holds"]
@@ -93,11 +119,14 @@ def test_catalogue_follows_the_spec_lists():
 
 
 def test_only_checked_claims_count(tmp_path):
-    write_claims([
-        Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "checked and holds", 1.0, "= 1", True, "r"),
-        documentation(LOCAL_TO_GLOBAL, "3", "Fig. 1", "identity", 0.0, "= 0", True, "r", "a formula with itself"),
-        not_checkable(LOCAL_TO_GLOBAL, "text-1", "Sec. 5", "a sentence", "no data"),
-    ], tmp_path / "t.csv")
+    write_claims(
+        [
+            Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "checked and holds", 1.0, "= 1", True, "r"),
+            documentation(LOCAL_TO_GLOBAL, "3", "Fig. 1", "identity", 0.0, "= 0", True, "r", "a formula with itself"),
+            not_checkable(LOCAL_TO_GLOBAL, "text-1", "Sec. 5", "a sentence", "no data"),
+        ],
+        tmp_path / "t.csv",
+    )
     merged = merge_claims([tmp_path / "t.csv"])
     line = summary_line(merged)
     # 1 checked row holds; the spec claims no table reports (L2G-2, 4, ...) are checked and fail.
@@ -113,7 +142,7 @@ def test_over_runs_statistics():
     assert stats["n_runs"] == 5 and stats["holds_fraction"] == pytest.approx(0.8) and not stats["holds"]
     # Clopper-Pearson 95% for 4/5: [0.2836, 0.9949]
     assert stats["ci_low"] == pytest.approx(0.28358, abs=1e-4) and stats["ci_high"] == pytest.approx(0.99495, abs=1e-4)
-    assert over_runs([True] * 5)["holds"] and over_runs([True] * 5)["ci_low"] == pytest.approx(0.025 ** 0.2, abs=1e-9)
+    assert over_runs([True] * 5)["holds"] and over_runs([True] * 5)["ci_low"] == pytest.approx(0.025**0.2, abs=1e-9)
     assert over_runs([True, False, True, True], required=0.75)["holds"]
 
 

@@ -4,6 +4,7 @@ The script installs slurm-wlm and munge with apt and starts their daemons, so it
 Debian/Ubuntu and runs only where REPLICATION_SLURM_TEST=1 (CI sets it in .ci/run). Elsewhere:
 `sudo REPLICATION_SLURM_TEST=1 .venv/bin/pytest tests/test_cluster_slurm.py`, or the script alone.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,7 +27,9 @@ def test_smoke_pipeline_on_slurm(smoke_run):
     result = subprocess.run(
         ["bash", str(ROOT / "tests" / "slurm" / "run.sh")],
         env={**os.environ, "PYTHON": sys.executable, "REPLICATION_SLURM_REFERENCE": str(smoke_run)},
-        capture_output=True, text=True, timeout=900,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     report = result.stdout[-8000:] + result.stderr[-8000:]
     assert result.returncode == 0, report

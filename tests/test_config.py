@@ -1,6 +1,6 @@
 """Config validation: one clear line naming the key and what is allowed, before any job runs."""
+
 import copy
-from pathlib import Path
 
 import pytest
 import yaml
@@ -41,7 +41,12 @@ BAD = {
     "p above 1": (FIG1 + ("chains",), [{"p": 1.5, "q": 0.2}], "local_to_global.fig1.chains.0.p", "< 1"),
     "p zero": (FIG1 + ("chains",), [{"p": 0.0, "q": 0.2}], "local_to_global.fig1.chains.0.p", "> 0"),
     "q negative": (FIG1 + ("chains",), [{"p": 0.2, "q": -0.1}], "local_to_global.fig1.chains.0.q", "> 0"),
-    "p + q = 1": (FIG1 + ("chains",), [{"p": 0.1, "q": 0.1}, {"p": 0.25, "q": 0.75}], "local_to_global.fig1.chains.1", "p + q != 1"),
+    "p + q = 1": (
+        FIG1 + ("chains",),
+        [{"p": 0.1, "q": 0.1}, {"p": 0.25, "q": 0.75}],
+        "local_to_global.fig1.chains.1",
+        "p + q != 1",
+    ),
     "zero grid step": (FIG1 + ("quiver_points",), 0, "local_to_global.fig1.quiver_points", ">= 2"),
     "negative size": (FIG1 + ("extent",), -3.0, "local_to_global.fig1.extent", "> 0"),
     "zero seed": (FIG1 + ("seed",), 0, "local_to_global.fig1.seed", ">= 1"),
@@ -82,6 +87,7 @@ def test_unknown_init_name_is_rejected():
     if not any("init" in "/".join(map(str, path)) for path, _ in enums):
         pytest.skip("no initialisation name in the config yet")
     config = copy.deepcopy(paper_config())
+
     # Find an init-valued leaf in the paper config and replace it with a bogus name.
     def replace(node):
         if isinstance(node, dict):
@@ -105,7 +111,9 @@ def test_unknown_init_name_is_rejected():
 
 def test_command_line_override_is_validated_before_any_job(tmp_path):
     # -n: should validation ever let the value through, the test fails without running the pipeline
-    result = run_snakemake(tmp_path, "--cores", "1", "-n", "--config", "local_to_global={fig1: {chains: [{p: 0.4, q: 0.6}]}}", check=False)
+    result = run_snakemake(
+        tmp_path, "--cores", "1", "-n", "--config", "local_to_global={fig1: {chains: [{p: 0.4, q: 0.6}]}}", check=False
+    )
     assert result.returncode != 0
     output = result.stdout + result.stderr
     lines = [line for line in output.splitlines() if "Invalid config" in line]
@@ -118,5 +126,7 @@ def test_command_line_override_is_validated_before_any_job(tmp_path):
 
 
 def test_command_line_override_reaches_the_rules(tmp_path):
-    result = run_snakemake(tmp_path, "--cores", "1", "-n", "--printshellcmds", "--config", "local_to_global={fig1: {extent: 2.5, seed: 7}}")
+    result = run_snakemake(
+        tmp_path, "--cores", "1", "-n", "--printshellcmds", "--config", "local_to_global={fig1: {extent: 2.5, seed: 7}}"
+    )
     assert "Invalid config" not in result.stdout + result.stderr

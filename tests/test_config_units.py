@@ -1,4 +1,5 @@
 """The pieces of config validation: words for what a schema allows, scalars from text, the theory."""
+
 import pytest
 
 from replication import config, paths
@@ -8,29 +9,48 @@ from replication.config import ConfigError
 def test_allowed_describes_every_kind_of_bound():
     assert config._allowed({"enum": ["a", 2]}) == "one of 'a', 2"
     assert config._allowed({"type": "number", "exclusiveMinimum": 0, "maximum": 1}) == "number, > 0 and <= 1"
-    assert config._allowed({"type": ["integer", "null"], "minimum": 2, "exclusiveMaximum": 9}) == "integer or null, >= 2 and < 9"
+    assert (
+        config._allowed({"type": ["integer", "null"], "minimum": 2, "exclusiveMaximum": 9})
+        == "integer or null, >= 2 and < 9"
+    )
     assert config._allowed({"type": "array", "minItems": 1}) == "array, at least 1 item(s)"
-    assert config._allowed({"type": "object", "additionalProperties": False, "properties": {"a": {}, "b": {}}}) == "object, keys a, b"
+    assert (
+        config._allowed({"type": "object", "additionalProperties": False, "properties": {"a": {}, "b": {}}})
+        == "object, keys a, b"
+    )
     assert config._allowed({"type": "object", "additionalProperties": True, "properties": {"a": {}}}) == "object"
     assert config._allowed({}) == "see workflow/schemas/config.schema.yaml"
 
 
 def test_text_scalars_become_numbers_and_booleans():
     given = {"a": "3", "b": ["0.5", "1e-3", "x"], "c": {"d": "True", "e": "false", "f": "no"}, "g": 4}
-    assert config._coerce_scalars(given) == {"a": 3, "b": [0.5, 1e-3, "x"], "c": {"d": True, "e": False, "f": "no"}, "g": 4}
+    assert config._coerce_scalars(given) == {
+        "a": 3,
+        "b": [0.5, 1e-3, "x"],
+        "c": {"d": True, "e": False, "f": "no"},
+        "g": 4,
+    }
     assert isinstance(config._coerce_scalars("3"), int) and isinstance(config._coerce_scalars("3.0"), float)
 
 
 def test_every_chain_is_found_with_its_key():
-    node = {"a": {"p": 0.1, "q": 0.2}, "b": [{"p": 0.3, "q": 0.4}, {"p": "x", "q": 0.1}], "c": {"d": {"p": 0.5, "q": 1}}}
+    node = {
+        "a": {"p": 0.1, "q": 0.2},
+        "b": [{"p": 0.3, "q": 0.4}, {"p": "x", "q": 0.1}],
+        "c": {"d": {"p": 0.5, "q": 1}},
+    }
     assert list(config._chains(node)) == [("a", 0.1, 0.2), ("b.0", 0.3, 0.4), ("c.d", 0.5, 1)]
 
 
-@pytest.mark.parametrize("p, q, excluded", [(0.3, 0.7, True), (0.3, 0.7 + 1e-13, True), (0.3, 0.7 + 1e-9, False), (0.2, 0.2, False)])
+@pytest.mark.parametrize(
+    "p, q, excluded", [(0.3, 0.7, True), (0.3, 0.7 + 1e-13, True), (0.3, 0.7 + 1e-9, False), (0.2, 0.2, False)]
+)
 def test_theory_excludes_exactly_p_plus_q_one(p, q, excluded):
     cfg = {"x": {"chains": [{"p": 0.1, "q": 0.1}, {"p": p, "q": q}]}}
     if excluded:
-        with pytest.raises(ConfigError, match=r"^config key 'x\.chains\.1': p \+ q = 1 .*allowed: p, q in \(0, 1\) with p \+ q != 1$"):
+        with pytest.raises(
+            ConfigError, match=r"^config key 'x\.chains\.1': p \+ q = 1 .*allowed: p, q in \(0, 1\) with p \+ q != 1$"
+        ):
             config.check_theory(cfg)
     else:
         config.check_theory(cfg)
@@ -38,8 +58,13 @@ def test_theory_excludes_exactly_p_plus_q_one(p, q, excluded):
 
 def test_figure_and_reference_paths(tmp_path):
     assert paths.figure_paths("figures/a/fig1.pdf") == {
-        "pdf": paths.Path("figures/a/fig1.pdf"), "png": paths.Path("figures/a/fig1.png"), "csv": paths.Path("figures/a/fig1.csv")}
-    assert paths.reference_set_dir({"reference_dir": "figures/reference", "reference_set": "smoke"}, "/root") == paths.Path("/root/figures/reference/smoke")
+        "pdf": paths.Path("figures/a/fig1.pdf"),
+        "png": paths.Path("figures/a/fig1.png"),
+        "csv": paths.Path("figures/a/fig1.csv"),
+    }
+    assert paths.reference_set_dir(
+        {"reference_dir": "figures/reference", "reference_set": "smoke"}, "/root"
+    ) == paths.Path("/root/figures/reference/smoke")
     (tmp_path / "b" / "c").mkdir(parents=True)
     (tmp_path / "b" / "c" / "z.txt").write_text("1")
     (tmp_path / "a.txt").write_text("1")

@@ -1,4 +1,5 @@
 """`make figures` after a SIGKILL finishes the run; it never touches a live run's lock."""
+
 import base64
 import fcntl
 import hashlib
@@ -17,8 +18,13 @@ SMOKE = ["CONFIG=config/smoke.yaml", "CORES=2"]
 
 def make_figures(workdir: Path, **kwargs) -> subprocess.Popen:
     """The README command, with its outputs in ``workdir``."""
-    return subprocess.Popen(["make", "--no-print-directory", "-C", str(ROOT), "figures", *SMOKE, f"WORKDIR={workdir}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    return subprocess.Popen(
+        ["make", "--no-print-directory", "-C", str(ROOT), "figures", *SMOKE, f"WORKDIR={workdir}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **kwargs,
+    )
 
 
 def incomplete_outputs(workdir: Path) -> set[str]:
@@ -43,8 +49,10 @@ def snapshot(workdir: Path) -> dict[str, tuple[int, str]]:
     for folder in ("results", "figures"):
         for path in (workdir / folder).rglob("*"):
             if path.is_file():
-                files[path.relative_to(workdir).as_posix()] = (path.stat().st_mtime_ns,
-                                                               hashlib.sha256(path.read_bytes()).hexdigest())
+                files[path.relative_to(workdir).as_posix()] = (
+                    path.stat().st_mtime_ns,
+                    hashlib.sha256(path.read_bytes()).hexdigest(),
+                )
     return files
 
 

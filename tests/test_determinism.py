@@ -1,4 +1,5 @@
 """Same config, same bytes: the smoke pipeline run twice from clean gives identical files."""
+
 import hashlib
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Data comparison of a figure's tidy CSV with its reference, per-column tolerances."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,8 +12,10 @@ SETTINGS = {"atol": 1e-9, "rtol": 1e-6, "columns": {}}
 @pytest.fixture
 def reference(tmp_path):
     x = np.linspace(0, 1, 40)
-    frame = pd.concat([pd.DataFrame({"curve": "a", "x": x, "y": 1 + x**2}),
-                       pd.DataFrame({"curve": "b", "x": x, "y": 2 - x})], ignore_index=True)
+    frame = pd.concat(
+        [pd.DataFrame({"curve": "a", "x": x, "y": 1 + x**2}), pd.DataFrame({"curve": "b", "x": x, "y": 2 - x})],
+        ignore_index=True,
+    )
     frame["note"] = np.where(frame.x > 0.5, "late", None)
     frame.to_csv(tmp_path / "ref.csv", index=False)
     return frame

@@ -1,4 +1,5 @@
 """Image comparison of a regenerated figure with its reference (RMS via matplotlib)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,8 +17,13 @@ def draw(pdf, colour="C0", scale=1.0, size=(3, 2)):
 
     apply_style()
     x = np.linspace(0, 1, 50)
-    data = pd.concat([pd.DataFrame({"curve": "a", "x": x, "y": np.sin(3 * x) * scale}),
-                      pd.DataFrame({"curve": "b", "x": x, "y": np.cos(3 * x)})], ignore_index=True)
+    data = pd.concat(
+        [
+            pd.DataFrame({"curve": "a", "x": x, "y": np.sin(3 * x) * scale}),
+            pd.DataFrame({"curve": "b", "x": x, "y": np.cos(3 * x)}),
+        ],
+        ignore_index=True,
+    )
     fig, ax = plt.subplots(figsize=size)
     for (name, group), c in zip(data.groupby("curve"), (colour, "C1")):
         ax.plot(group.x, group.y, color=c, lw=2, label=name)
@@ -33,8 +39,13 @@ def nonzero_pixels(path):
 def drawn(tmp_path_factory):
     """The reference and its regenerations, each drawn once for the module."""
     root = tmp_path_factory.mktemp("figures")
-    variants = {"reference": {}, "again": {}, "recoloured": {"colour": "C3"}, "perturbed": {"scale": 1.05},
-                "larger": {"size": (4, 2.5)}}
+    variants = {
+        "reference": {},
+        "again": {},
+        "recoloured": {"colour": "C3"},
+        "perturbed": {"scale": 1.05},
+        "larger": {"size": (4, 2.5)},
+    }
     return {name: draw(root / name / "fig.pdf", **kwargs)["png"] for name, kwargs in variants.items()}
 
 

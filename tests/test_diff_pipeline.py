@@ -1,5 +1,6 @@
 """`make diff` on the smoke pipeline: regenerated figures match figures/reference/smoke, on this
 machine and under perturbed numerics (another machine), and a small scientific change fails."""
+
 import os
 import shutil
 import subprocess
@@ -41,8 +42,9 @@ def test_failure_exits_non_zero_and_the_report_stays(smoke_run, tmp_path):
     data[column] *= 1.05
     data.to_csv(first, index=False)
     shutil.copy(first.with_suffix(".png"), references / "smoke" / "retired.png")
-    result = run_snakemake(smoke_run, *SMOKE, "figures/diff/passed", "--config", f"diff={{reference_dir: {references}}}",
-                           check=False)
+    result = run_snakemake(
+        smoke_run, *SMOKE, "figures/diff/passed", "--config", f"diff={{reference_dir: {references}}}", check=False
+    )
     assert result.returncode != 0
     assert "figures differ from the references" in result.stdout + result.stderr
     out = smoke_run / "figures/diff"
@@ -57,15 +59,26 @@ def test_failure_exits_non_zero_and_the_report_stays(smoke_run, tmp_path):
 
 # A member that blessing does not use (it runs 1, 2), on a narrower vector unit where there is one:
 # torch's own kernels, MKL's GEMMs and oneDNN limited to AVX2 round differently from AVX-512 ones.
-ANOTHER_MACHINE = {VARIABLE: "7", "ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2",
-                   "ONEDNN_MAX_CPU_ISA": "AVX2"}
+ANOTHER_MACHINE = {
+    VARIABLE: "7",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+}
 
 
 def test_perturbed_numerics_pass_against_the_references(tmp_path):
     """Plays another machine: inputs and parameters moved in their last bits, and AVX2 kernels of
     torch, MKL and oneDNN (where the CPU has more); every figure must pass, within k x envelope."""
-    command = [str(SNAKEMAKE), "figures/diff/passed", *SMOKE, "--snakefile", str(ROOT / "workflow" / "Snakefile"),
-               "--directory", str(tmp_path)]
+    command = [
+        str(SNAKEMAKE),
+        "figures/diff/passed",
+        *SMOKE,
+        "--snakefile",
+        str(ROOT / "workflow" / "Snakefile"),
+        "--directory",
+        str(tmp_path),
+    ]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **ANOTHER_MACHINE})
     summary = pd.read_csv(tmp_path / "figures/diff/summary.csv")
     assert result.returncode == 0, summary[summary.margin > 1].to_string() + result.stderr[-3000:]
@@ -79,8 +92,14 @@ def test_learning_rate_ten_percent_off_fails(smoke_run, tmp_path):
     workdir = tmp_path / "run"
     shutil.copytree(smoke_run, workdir, symlinks=True)
     shutil.rmtree(workdir / "figures/diff", ignore_errors=True)
-    result = run_snakemake(workdir, *SMOKE, "figures/diff/passed", "--config",
-                           "local_to_global={transformer: {optimizer: {lr: 0.0011}}}", check=False)
+    result = run_snakemake(
+        workdir,
+        *SMOKE,
+        "figures/diff/passed",
+        "--config",
+        "local_to_global={transformer: {optimizer: {lr: 0.0011}}}",
+        check=False,
+    )
     assert result.returncode != 0
     summary = pd.read_csv(workdir / "figures/diff/summary.csv")
     failing = set(figure_verdicts(summary).query("not passed").key)

@@ -1,4 +1,5 @@
 """The figure diff as a whole: summary, HTML report, missing figures, external images, bless."""
+
 import json
 
 import pandas as pd
@@ -43,9 +44,16 @@ def project(tmp_path_factory):
     (root / "scratch/plain.csv").replace(made["csv"])
     draw(root / "external/paper-a/same_from_the_paper.pdf", colour="C4")
     (root / "external/paper-a/same_from_the_paper.pdf").unlink()  # only raster images are shown
-    figures = [record("same", "Fig. 1"), record("curve", "Fig. 2"), record("unmade", "Fig. 3"), record("new", "Fig. 4"),
-               record("wider", "Fig. 5"), record("data_in", "Fig. 6"), record("data_out", "Fig. 7"),
-               record("image_out", "Fig. 8")]
+    figures = [
+        record("same", "Fig. 1"),
+        record("curve", "Fig. 2"),
+        record("unmade", "Fig. 3"),
+        record("new", "Fig. 4"),
+        record("wider", "Fig. 5"),
+        record("data_in", "Fig. 6"),
+        record("data_out", "Fig. 7"),
+        record("image_out", "Fig. 8"),
+    ]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
         summary = diff_figures(figures, references.parent, root / "figures/diff", 1.0, DATA, root / "external")
@@ -55,9 +63,15 @@ def project(tmp_path_factory):
 def test_statuses(project):
     _, verdicts, _ = project
     assert verdicts.status.to_dict() == {
-        "paper_a/curve": "fail", "paper_a/data_in": "pass", "paper_a/data_out": "fail", "paper_a/gone": "missing figure",
-        "paper_a/image_out": "fail", "paper_a/new": "missing reference", "paper_a/same": "pass",
-        "paper_a/unmade": "missing figure", "paper_a/wider": "fail",
+        "paper_a/curve": "fail",
+        "paper_a/data_in": "pass",
+        "paper_a/data_out": "fail",
+        "paper_a/gone": "missing figure",
+        "paper_a/image_out": "fail",
+        "paper_a/new": "missing reference",
+        "paper_a/same": "pass",
+        "paper_a/unmade": "missing figure",
+        "paper_a/wider": "fail",
     }
     assert "regenerated only ['z']" in verdicts.loc["paper_a/wider", "message"]
     assert verdicts.passed.sum() == 2
@@ -111,7 +125,8 @@ def test_outputs_and_report(project):
     html = (out / "report.html").read_text()
     assert "9 figures, 2 pass, 7 fail" in html
     for key, status in verdicts.status.items():
-        assert f"<a href='#{key}'>{key}</a></td><td>Paper A" in html or key == "paper_a/gone"
+        paper = "" if key == "paper_a/gone" else "Paper A"  # a reference the pipeline no longer registers
+        assert f"<a href='#{key}'>{key}</a></td><td>{paper}</td>" in html
         assert f"<h2 id='{key}'>{key}: {status}</h2>" in html
     assert "<img src='images/paper_a/curve-diff.png'>" in html
 
@@ -133,10 +148,12 @@ def test_external_matching(tmp_path):
     assert found == ["paper-a/fig4.jpg", "paper-a/fig4_eq9.png"]
 
 
-MANIFEST = ("path\tsha256\tpaper\tfigure\n"
-            "figures/paper_a/one.pdf\tx\tPaper A\tFig. 1\n"
-            "figures/paper_a/two.pdf\tx\tPaper A\tFig. 2\n"
-            "figures/claims.md\tx\tboth\tclaims report\n")
+MANIFEST = (
+    "path\tsha256\tpaper\tfigure\n"
+    "figures/paper_a/one.pdf\tx\tPaper A\tFig. 1\n"
+    "figures/paper_a/two.pdf\tx\tPaper A\tFig. 2\n"
+    "figures/claims.md\tx\tboth\tclaims report\n"
+)
 
 
 def test_bless_copies_exactly_the_manifest(tmp_path):
@@ -150,7 +167,13 @@ def test_bless_copies_exactly_the_manifest(tmp_path):
     (dest / "envelope.csv").write_text("key,column,envelope,envelope_rel,members\n")  # stale: no members now
     assert bless(run, dest) == ["paper_a/one", "paper_a/two"]
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == [
-        "paper_a", "paper_a/one.csv", "paper_a/one.png", "paper_a/two.csv", "paper_a/two.png", "provenance.json"]
+        "paper_a",
+        "paper_a/one.csv",
+        "paper_a/one.png",
+        "paper_a/two.csv",
+        "paper_a/two.png",
+        "provenance.json",
+    ]
     assert (dest / "paper_a/one.png").read_bytes() == (run / "figures/paper_a/one.png").read_bytes()
     assert json.loads((dest / "provenance.json").read_text()) == {"cpu_model": "blessing CPU"}
 
@@ -161,7 +184,10 @@ def test_bless_with_members_stores_their_envelope_and_diff_uses_it(tmp_path):
     run, members = tmp_path / "run", [tmp_path / "m1", tmp_path / "m2"]
     for folder in (run, *members):
         for name in ("one", "two"):
-            draw(folder / "figures/paper_a" / f"{name}.pdf", colour="C2" if (folder, name) == (members[1], "two") else "C0")
+            draw(
+                folder / "figures/paper_a" / f"{name}.pdf",
+                colour="C2" if (folder, name) == (members[1], "two") else "C0",
+            )
     (run / "figures/all").write_text(MANIFEST)
     (run / "figures/provenance.json").write_text('{"cpu_model": "blessing CPU"}')
     moved = pd.read_csv(members[0] / "figures/paper_a/one.csv")
@@ -208,8 +234,28 @@ def test_report_shows_both_provenances(tmp_path):
     (reference / "provenance.json").write_text('{"cpu_model": "there", "python": "3.11"}')
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(run)
-        diff_figures([record("one", "Fig. 1")], reference, run / "diff", 1.0, DATA,
-                     provenance=run / "figures/provenance.json")
+        diff_figures(
+            [record("one", "Fig. 1")], reference, run / "diff", 1.0, DATA, provenance=run / "figures/provenance.json"
+        )
     html = (run / "diff/report.html").read_text()
     assert "<tr class='fail'><td>cpu_model</td><td>there</td><td>here</td></tr>" in html
     assert "<tr><td>python</td><td>3.11</td><td>3.11</td></tr>" in html
+
+
+def test_report_escapes_text_and_marks_failing_quantities():
+    from replication.diff.report import report_html
+
+    summary = pd.DataFrame(
+        [
+            {"key": "p/a", "paper": "P <1>", "figure": "Fig. 1", "status": "fail", "passed": False,
+             "quantity": "x & y", "deviation": 2.0, "tolerance": 1.0, "margin": 2.0, "reason": "floor", "message": "m"},
+            {"key": "p/a", "paper": "P <1>", "figure": "Fig. 1", "status": "fail", "passed": False,
+             "quantity": "z", "deviation": 0.5, "tolerance": 1.0, "margin": 0.5, "reason": "floor", "message": "m"},
+        ]
+    )  # fmt: skip
+    html = report_html(summary, figure_verdicts(summary), {"p/a": None}, [], "ref", 3.0, ({}, {}))
+    assert "1 figures, 0 pass, 1 fail" in html and "3 x the numerical-noise envelope" in html
+    assert "P &lt;1&gt;" in html and "<1>" not in html
+    assert "<tr class='fail'><td>x &amp; y</td><td>2</td><td>1</td><td>2</td><td>floor</td></tr>" in html
+    assert "<tr class='pass'><td>z</td><td>0.5</td><td>1</td><td>0.5</td><td>floor</td></tr>" in html
+    assert "Provenance" not in html

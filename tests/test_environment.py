@@ -1,4 +1,5 @@
 """environment.yml (conda) and pyproject.toml (pip) describe the same environment."""
+
 import re
 import tomllib
 

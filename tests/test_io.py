@@ -1,4 +1,5 @@
 """Atomic outputs: a write that fails part-way leaves the old file (or none) and no temporary file."""
+
 import logging
 import os
 import re

@@ -1,23 +1,44 @@
 """Fig. 3 / Fig. 6 ablation: the two-symbol model, the variants' settings, the schedule horizon."""
+
 import copy
 
 import numpy as np
 import pytest
 import torch
 
-from replication.local_to_global.ablation import (TwoSymbolTransformer, ablation_table, alignment_table,
-                                                  build_two_symbol, variant_settings)
+from replication.local_to_global.ablation import (
+    ablation_table,
+    alignment_table,
+    build_two_symbol,
+    variant_settings,
+)
 from replication.local_to_global.markov import MarkovChain
 from replication.local_to_global.model import MarkovTransformer, TransformerConfig
 from replication.local_to_global.train import make_optimizer, make_schedule, train
 
 RUN = {
-    "model": {"d": 4, "context": 16, "mlp_ratio": 4}, "batch_size": 4, "sigma": 0.02, "rank_one_value": "input",
-    "optimizer": {"name": "adamw", "lr": 1e-3, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 1e-3,
-                  "no_decay": ["p", "b"]},
+    "model": {"d": 4, "context": 16, "mlp_ratio": 4},
+    "batch_size": 4,
+    "sigma": 0.02,
+    "rank_one_value": "input",
+    "optimizer": {
+        "name": "adamw",
+        "lr": 1e-3,
+        "betas": [0.9, 0.95],
+        "momentum": 0.0,
+        "weight_decay": 1e-3,
+        "no_decay": ["p", "b"],
+    },
     "schedule": {"name": "onecycle", "warmup": 0.02, "div_factor": 100.0, "final_div_factor": 0.05},
-    "device": "cpu", "threads": 1, "chunk": 5, "chain": {"p": 0.2, "q": 0.3}, "inits": ["standard"], "seeds": [1],
-    "steps": 20, "eval_every": 5, "checkpoints": [0, 10, 20],
+    "device": "cpu",
+    "threads": 1,
+    "chunk": 5,
+    "chain": {"p": 0.2, "q": 0.3},
+    "inits": ["standard"],
+    "seeds": [1],
+    "steps": 20,
+    "eval_every": 5,
+    "checkpoints": [0, 10, 20],
 }
 ABLATION = {"peak_lr": 2e-3, "schedule_steps": 500}
 
@@ -51,7 +72,9 @@ def test_variants_change_one_setting_each():
     two = variant_settings(RUN, ABLATION, "two_symbol_embedding", "standard")
     assert two["embedding"] == "two_symbol" and two["optimizer"]["no_decay"] == ["b", "p", "wte"]
     every = variant_settings(RUN, ABLATION, "all_authors", "standard")
-    assert every["optimizer"]["lr"] == 2e-3 and every["schedule"]["horizon"] == 500 and every["embedding"] == "two_symbol"
+    assert (
+        every["optimizer"]["lr"] == 2e-3 and every["schedule"]["horizon"] == 500 and every["embedding"] == "two_symbol"
+    )
     rank_one = variant_settings(RUN, ABLATION, "all_authors", "rank_one")
     assert rank_one["rank_one_value"] == "output" and "embedding" not in rank_one
     with pytest.raises(ValueError, match="allowed: pipeline, peak_lr"):
@@ -95,6 +118,8 @@ def test_alignment_table_measures_known_structure():
     checkpoints = {"step": np.array([5]), "e": e[None], "W_V": np.outer(e, u)[None], "W_1": np.outer(w, e)[None]}
     table = ablation_table({"pipeline": checkpoints}).set_index("matrix")
     assert table.loc["W_V", "top_share"] == pytest.approx(1.0)
-    assert table.loc["W_V", "cos_e_output"] == pytest.approx(1.0) and table.loc["W_V", "cos_e_input"] == pytest.approx(0.5)
+    assert table.loc["W_V", "cos_e_output"] == pytest.approx(1.0) and table.loc["W_V", "cos_e_input"] == pytest.approx(
+        0.5
+    )
     assert table.loc["W_1", "cos_e_input"] == pytest.approx(1.0)
     assert table.loc["W_V", "cos_wv_output_w1_input"] == pytest.approx(1.0)

@@ -1,4 +1,5 @@
 """The canonical model with the attention scalar, theta = (e, w, a) (Figs. 2 and 5)."""
+
 import numpy as np
 import pytest
 
@@ -32,12 +33,19 @@ def test_gap_hessian_norm_equals_finite_differences(model, dimension):
     for theta in np.random.default_rng(2).uniform(-1.5, 1.5, size=(10, dimension)):
         _, grad, hessian = model.gap_derivatives(*theta)
         columns = [
-            (model.gap_derivatives(*(theta + step * unit))[1] - model.gap_derivatives(*(theta - step * unit))[1]) / (2 * step)
+            (model.gap_derivatives(*(theta + step * unit))[1] - model.gap_derivatives(*(theta - step * unit))[1])
+            / (2 * step)
             for unit in np.eye(dimension)
         ]
         assert hessian == pytest.approx(np.linalg.norm(np.array(columns)), rel=1e-6)
-        assert grad[0] == pytest.approx((model.gap_derivatives(*(theta + step * np.eye(dimension)[0]))[0]
-                                         - model.gap_derivatives(*(theta - step * np.eye(dimension)[0]))[0]) / (2 * step), rel=1e-6)
+        assert grad[0] == pytest.approx(
+            (
+                model.gap_derivatives(*(theta + step * np.eye(dimension)[0]))[0]
+                - model.gap_derivatives(*(theta - step * np.eye(dimension)[0]))[0]
+            )
+            / (2 * step),
+            rel=1e-6,
+        )
 
 
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
@@ -91,7 +99,9 @@ def test_energy_is_conserved_along_plain_and_clocked_flows(chain):
 def test_clocked_flow_has_the_plain_flows_limits(chain):
     starts = np.random.default_rng(6).normal(0, 0.7, size=(24, 3))
     _, plain = integrate_flow(attention.flow_gradient(chain), starts, 400.0, method="DOP853", atol=1e-30)
-    _, clocked = integrate_flow(clocked_field(chain, attention.gap_derivatives), starts, 400.0, method="DOP853", atol=1e-30)
+    _, clocked = integrate_flow(
+        clocked_field(chain, attention.gap_derivatives), starts, 400.0, method="DOP853", atol=1e-30
+    )
     labels = attention.classify_endpoint(chain, *plain[-1].T)
     assert set(labels) <= {canonical.GLOBAL_MIN, canonical.LOCAL_MIN}
     np.testing.assert_array_equal(attention.classify_endpoint(chain, *clocked[-1].T), labels)
@@ -102,7 +112,9 @@ def test_clocked_flow_has_the_plain_flows_limits(chain):
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_endpoint_losses_are_unigram_or_entropy_rate(chain):
     starts = np.random.default_rng(7).normal(0, 1.0, size=(100, 3))
-    _, path = integrate_flow(clocked_field(chain, attention.gap_derivatives), starts, 1000.0, method="DOP853", atol=1e-30)
+    _, path = integrate_flow(
+        clocked_field(chain, attention.gap_derivatives), starts, 1000.0, method="DOP853", atol=1e-30
+    )
     end = path[-1]
     labels = attention.classify_endpoint(chain, *end.T)
     losses = attention.loss(chain, *end.T)
@@ -124,7 +136,9 @@ def test_critical_sets(chain):
     for point in ((e, np.full_like(e, canonical.SADDLE_W), a_stat), (0 * e, w, rng.uniform(-2, 2, e.shape))):
         np.testing.assert_allclose(np.stack(attention.gradient(chain, *point)), 0.0, atol=1e-12)
         np.testing.assert_allclose(attention.loss(chain, *point), chain.unigram_loss, atol=1e-12)
-    assert set(attention.classify_endpoint(chain, e, np.full_like(e, canonical.SADDLE_W), a_stat)) == {attention.STATIONARY}
+    assert set(attention.classify_endpoint(chain, e, np.full_like(e, canonical.SADDLE_W), a_stat)) == {
+        attention.STATIONARY
+    }
     # Off the e = 0 plane the loss rises on local minima and falls on local maxima, whatever a.
     w_plane, a_plane = rng.uniform(-2, 2, size=(2, 400))
     keep = np.abs(canonical.signed_square(w_plane)) > 0.05

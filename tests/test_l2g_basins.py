@@ -1,12 +1,12 @@
 """Measured basins of the 2-D and 3-D flows, claims 1-4 and the data behind Figs. 2, 5 and basins."""
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import shared_scope
 from replication.local_to_global import basins, canonical, landscape, plots
 from replication.local_to_global.markov import MarkovChain
-
-from conftest import shared_scope
 
 SETTINGS = {
     "chains": [{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}],
@@ -15,7 +15,13 @@ SETTINGS = {
     "flow_time": 300.0,
     "rounds": 4,
     "grid": {"points": 10, "extent": 2.9, "margin": 0.05},
-    "claims": {"energy_drift": 1e-8, "endpoint_loss": 1e-6, "small_sigma": 0.1, "fraction_high": 0.99, "fraction_low": 0.01},
+    "claims": {
+        "energy_drift": 1e-8,
+        "endpoint_loss": 1e-6,
+        "small_sigma": 0.1,
+        "fraction_high": 0.99,
+        "fraction_low": 0.01,
+    },
     "seed": 3,
 }
 COLUMNS = ["model", "p", "q", "sigma", "n_starts", "fraction_local_min", "fraction_local_min_theory"]
@@ -40,7 +46,10 @@ def test_basins_table_columns_and_values(measured):
     np.testing.assert_allclose(fractions.sum(axis=1), 1.0)
     assert measured.fraction_other.max() == 0  # every flow settled on a minimum
     two_d = measured[measured.model == "2d"]
-    assert two_d.fraction_local_min_theory.notna().all() and measured[measured.model == "3d"].fraction_local_min_theory.isna().all()
+    assert (
+        two_d.fraction_local_min_theory.notna().all()
+        and measured[measured.model == "3d"].fraction_local_min_theory.isna().all()
+    )
     # Start by start, the 2-D endpoints are the theorem's basins.
     assert (two_d.fraction_agreeing_with_theory == 1.0).all()
     assert (measured.max_energy_drift < 1e-8).all()
@@ -56,7 +65,9 @@ def test_small_initialisation_goes_local_only_when_p_plus_q_exceeds_one(measured
 
 def test_basins_are_deterministic(measured):
     again = basins.measure_basins({**SETTINGS, "sigmas": [1.0], "chains": SETTINGS["chains"][1:]})
-    pd.testing.assert_frame_equal(again.reset_index(drop=True), measured[(measured.sigma == 1.0) & (measured.p == 0.9)].reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        again.reset_index(drop=True), measured[(measured.sigma == 1.0) & (measured.p == 0.9)].reset_index(drop=True)
+    )
 
 
 def test_grid_and_claims_hold(measured, grid):
@@ -97,7 +108,12 @@ def test_basins_figure_data(measured):
 def test_attention_figure_data(zoomed, sigma, extent):
     settings = {"chains": SETTINGS["chains"], "extent": extent, "view": [20.0, -60.0]}
     rng = np.random.default_rng(2)
-    flows = pd.concat([landscape.attention_flows(MarkovChain(c["p"], c["q"]), 20, sigma, 300.0, rng, samples=40) for c in SETTINGS["chains"]])
+    flows = pd.concat(
+        [
+            landscape.attention_flows(MarkovChain(c["p"], c["q"]), 20, sigma, 300.0, rng, samples=40)
+            for c in SETTINGS["chains"]
+        ]
+    )
     _, data = plots.attention_landscape(flows, settings, zoomed)
     trajectories = data[data.layer == "trajectory"]
     assert trajectories.groupby("panel").id.nunique().tolist() == [20, 20]

@@ -1,14 +1,14 @@
 """The canonical two-parameter model of Local to Global (Fig. 1)."""
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 from scipy.special import log_expit
 
+from conftest import shared_scope
 from replication.local_to_global import canonical
 from replication.local_to_global.flow import integrate_flow
 from replication.local_to_global.markov import MarkovChain
-
-from conftest import shared_scope
 
 CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
 IDS = [f"p={c.p},q={c.q}" for c in CHAINS]
@@ -26,7 +26,12 @@ def loss_with_bias(chain, e, w, b):
 
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_reference_losses(chain):
-    expected = {(0.5, 0.8): (0.6663, 0.6190), (0.2, 0.3): (0.6730, 0.5446), (0.1, 0.1): (0.6931, 0.3251), (0.9, 0.9): (0.6931, 0.3251)}
+    expected = {
+        (0.5, 0.8): (0.6663, 0.6190),
+        (0.2, 0.3): (0.6730, 0.5446),
+        (0.1, 0.1): (0.6931, 0.3251),
+        (0.9, 0.9): (0.6931, 0.3251),
+    }
     unigram, bigram = expected[(chain.p, chain.q)]
     assert chain.unigram_loss == pytest.approx(unigram, abs=5e-5)
     assert chain.bigram_loss == pytest.approx(bigram, abs=5e-5)
@@ -39,7 +44,7 @@ def test_closed_form_bias_equals_numerical_minimisation(chain):
     rng = np.random.default_rng(0)
     # |e|, |w| <= 1.2 keeps |D| small enough for a well-conditioned numerical minimum.
     for e, w in rng.uniform(-1.2, 1.2, size=(20, 2)):
-        numeric = minimize_scalar(lambda b: loss_with_bias(chain, e, w, b), bracket=(-5, 5), tol=1e-12)
+        numeric = minimize_scalar(lambda b, e=e, w=w: loss_with_bias(chain, e, w, b), bracket=(-5, 5), tol=1e-12)
         b_star = chain.optimal_offset(canonical.gap(e, w)) + e**2 / 2
         assert b_star == pytest.approx(numeric.x, abs=1e-5)
         assert canonical.loss(chain, e, w) == pytest.approx(numeric.fun, abs=1e-12)

@@ -4,6 +4,7 @@ Forward and every parameter's gradient agree in float64 to 1e-10 relative, for e
 initialisation, random and trained parameters, and contexts from 1 to 1024; training runs on both
 paths give the same losses to float32 rounding; extreme scores stay exact.
 """
+
 import copy
 
 import numpy as np
@@ -25,7 +26,12 @@ CHAIN = MarkovChain(0.2, 0.3)
 
 def _models(init, sigma, seed=0, context=1024):
     """The same float64 parameters in a fast and an sdpa model."""
-    fast = initialise(MarkovTransformer(TransformerConfig(context=context, attention="fast")), init, sigma, torch.Generator().manual_seed(seed))
+    fast = initialise(
+        MarkovTransformer(TransformerConfig(context=context, attention="fast")),
+        init,
+        sigma,
+        torch.Generator().manual_seed(seed),
+    )
     fast = fast.double()
     sdpa = MarkovTransformer(TransformerConfig(context=context, attention="sdpa")).double()
     sdpa.load_state_dict(fast.state_dict())
@@ -74,7 +80,10 @@ def test_forward_and_gradients_match_sdpa_for_random_parameters(init, length):
     with torch.no_grad():
         for model in (fast, sdpa):
             for name, param in model.named_parameters():
-                param.add_(0.3 * torch.randn(param.shape, generator=torch.Generator().manual_seed(len(name)), dtype=param.dtype))
+                param.add_(
+                    0.3
+                    * torch.randn(param.shape, generator=torch.Generator().manual_seed(len(name)), dtype=param.dtype)
+                )
     _assert_paths_agree(fast, sdpa, _tokens(4, length, seed=length + 1))
 
 
@@ -128,12 +137,16 @@ def test_one_sided_scores_and_empty_key_groups_are_exact(offset):
             model.p[:, 0] = 1.0
             model.e[0] = 0.0
             model.W_K[0] = offset * np.sqrt(8) * model.e / model.e.pow(2).sum()
-    tokens = torch.cat((torch.zeros(1, 65, dtype=torch.long), torch.ones(1, 65, dtype=torch.long), _tokens(2, 64, seed=2)))
+    tokens = torch.cat(
+        (torch.zeros(1, 65, dtype=torch.long), torch.ones(1, 65, dtype=torch.long), _tokens(2, 64, seed=2))
+    )
     _assert_paths_agree(fast, sdpa, tokens)
 
 
 def test_scores_beyond_the_exponent_range_fall_back_to_the_general_kernel():
-    model = initialise(MarkovTransformer(TransformerConfig(context=16)), "standard", 0.02, torch.Generator().manual_seed(0))
+    model = initialise(
+        MarkovTransformer(TransformerConfig(context=16)), "standard", 0.02, torch.Generator().manual_seed(0)
+    )
     with torch.no_grad():
         model.W_Q.copy_(torch.eye(8))
         model.W_K.copy_(torch.eye(8))
@@ -151,7 +164,14 @@ def test_training_on_both_paths_gives_the_same_losses():
         "model": {"d": 8, "context": 24, "mlp_ratio": 4},
         "batch_size": 16,
         "sigma": 0.02,
-        "optimizer": {"name": "adamw", "lr": 0.01, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 0.001, "no_decay": ["p", "b"]},
+        "optimizer": {
+            "name": "adamw",
+            "lr": 0.01,
+            "betas": [0.9, 0.95],
+            "momentum": 0.0,
+            "weight_decay": 0.001,
+            "no_decay": ["p", "b"],
+        },
         "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
         "device": "cpu",
         "chunk": 50,
@@ -159,7 +179,9 @@ def test_training_on_both_paths_gives_the_same_losses():
         "eval_every": 10,
         "checkpoints": [200],
     }
-    runs = {name: train(CHAIN, "standard", 1, {**settings, "attention": name}, progress=False) for name in ("fast", "sdpa")}
+    runs = {
+        name: train(CHAIN, "standard", 1, {**settings, "attention": name}, progress=False) for name in ("fast", "sdpa")
+    }
     fast, sdpa = runs["fast"].losses, runs["sdpa"].losses
     assert fast.train_loss.iloc[-1] < fast.train_loss.iloc[1] - 0.02  # the run learns
     np.testing.assert_allclose(fast.train_loss.iloc[1:], sdpa.train_loss.iloc[1:], rtol=0, atol=2e-5)

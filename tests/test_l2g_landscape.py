@@ -1,4 +1,5 @@
 """Flows of the canonical model as tidy tables (Fig. 1 data), and the per-chain loop."""
+
 import logging
 
 import numpy as np
@@ -13,12 +14,23 @@ def test_fig1_flows_table():
     rng = np.random.default_rng(5)
     frame = landscape.fig1_flows(chain, 6, 2.0, 200.0, rng, samples=30)
     starts = np.random.default_rng(5).uniform(-1.8, 1.8, size=(6, 2))
-    assert list(frame.columns) == ["p", "q", "trajectory", "t", "e", "w", "energy", "loss", "endpoint", "predicted_basin"]
+    assert list(frame.columns) == [
+        "p",
+        "q",
+        "trajectory",
+        "t",
+        "e",
+        "w",
+        "energy",
+        "loss",
+        "endpoint",
+        "predicted_basin",
+    ]
     assert len(frame) == 6 * 30 and (frame.p == 0.2).all() and (frame.q == 0.3).all()
     times = np.concatenate([[0.0], np.geomspace(1e-3, 200.0, 29)])
     first = frame[frame.t == 0].sort_values("trajectory")
     assert np.allclose(first[["e", "w"]], starts) and list(first.trajectory) == list(range(6))
-    for k, path in frame.groupby("trajectory"):
+    for _trajectory, path in frame.groupby("trajectory"):
         assert np.allclose(path.t, times)
         assert np.allclose(path.energy, canonical.energy(path.e, path.w))
         assert np.ptp(path.energy) < 1e-6 * abs(path.energy.iloc[0])
@@ -48,4 +60,6 @@ def test_flows_for_chains_share_one_seeded_stream(caplog):
     assert np.allclose([d for _, d in seen], expected)
     assert list(frame.p) == [0.1] * 3 + [0.7] * 3 and list(frame.index) == list(range(6))
     assert [r.getMessage() for r in caplog.records] == [
-        "p=0.1 q=0.2 endpoints: {'a': 1, 'b': 1}", "p=0.7 q=0.6 endpoints: {'a': 1, 'b': 1}"]
+        "p=0.1 q=0.2 endpoints: {'a': 1, 'b': 1}",
+        "p=0.7 q=0.6 endpoints: {'a': 1, 'b': 1}",
+    ]

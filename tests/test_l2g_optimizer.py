@@ -1,13 +1,13 @@
 """The optimiser: weight decay on every parameter except those named in no_decay; the schedules."""
+
 import copy
 
 import numpy as np
 import pytest
 import torch
+from test_l2g_transformer_train import SETTINGS
 
 from replication.local_to_global.train import make_model, make_optimizer, make_schedule
-
-from test_l2g_transformer_train import SETTINGS
 
 
 def _groups(optimizer):
@@ -112,6 +112,8 @@ def test_cuda_request_without_cuda_falls_back_to_the_cpu_with_a_warning(caplog):
 
     with caplog.at_level("WARNING", logger="replication"):
         assert resolve_device("cuda") == torch.device("cpu")
-    assert [r.getMessage() for r in caplog.records] == ["device 'cuda' requested but not available; training on the CPU"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "device 'cuda' requested but not available; training on the CPU"
+    ]
     caplog.clear()
     assert resolve_device("cpu") == torch.device("cpu") and not caplog.records

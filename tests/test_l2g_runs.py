@@ -1,11 +1,14 @@
 """Which training runs an experiment asks for, and the settings each run gets."""
+
 from replication.local_to_global.runs import run_files, run_settings, runs
 
 SECTION = {
     "model": {"d": 8},
     "batch_size": 16,
     "steps": 100,
-    "experiments": {"fig4": {"chain": {"p": 0.5, "q": 0.8}, "inits": ["standard", "ours"], "seeds": [1, 2], "steps": 30}},
+    "experiments": {
+        "fig4": {"chain": {"p": 0.5, "q": 0.8}, "inits": ["standard", "ours"], "seeds": [1, 2], "steps": 30}
+    },
     "fig4": {"window": 20},
     "claims": {"plateau": [10, 20]},
 }
@@ -13,8 +16,14 @@ SECTION = {
 
 def test_run_settings_merge_the_experiment_over_the_shared_settings():
     settings = run_settings(SECTION, "fig4")
-    assert settings == {"model": {"d": 8}, "batch_size": 16, "steps": 30, "chain": {"p": 0.5, "q": 0.8},
-                        "inits": ["standard", "ours"], "seeds": [1, 2]}
+    assert settings == {
+        "model": {"d": 8},
+        "batch_size": 16,
+        "steps": 30,
+        "chain": {"p": 0.5, "q": 0.8},
+        "inits": ["standard", "ours"],
+        "seeds": [1, 2],
+    }
 
 
 def test_runs_and_their_files_in_config_order():

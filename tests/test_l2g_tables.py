@@ -1,14 +1,31 @@
 """Tables 1 and 2, every row, for both optimisers and both schedules."""
+
 import pandas as pd
 
 from replication.local_to_global.tables import table1, table2, to_latex, to_markdown
 
 SETTINGS = {
-    "model": {"d": 4, "context": 16, "mlp_ratio": 4}, "batch_size": 8, "sigma": 0.02, "device": "cpu",
-    "optimizer": {"name": "adamw", "lr": 0.002, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 0.001, "no_decay": ["p", "b"]},
+    "model": {"d": 4, "context": 16, "mlp_ratio": 4},
+    "batch_size": 8,
+    "sigma": 0.02,
+    "device": "cpu",
+    "optimizer": {
+        "name": "adamw",
+        "lr": 0.002,
+        "betas": [0.9, 0.95],
+        "momentum": 0.0,
+        "weight_decay": 0.001,
+        "no_decay": ["p", "b"],
+    },
     "schedule": {"name": "onecycle", "warmup": 0.02, "div_factor": 100.0, "final_div_factor": 0.05},
     "experiments": {
-        "fig4": {"chain": {"p": 0.5, "q": 0.8}, "inits": ["standard", "ours"], "seeds": [1, 2], "steps": 2000, "eval_every": 1},
+        "fig4": {
+            "chain": {"p": 0.5, "q": 0.8},
+            "inits": ["standard", "ours"],
+            "seeds": [1, 2],
+            "steps": 2000,
+            "eval_every": 1,
+        },
         "fig6": {"chain": {"p": 0.2, "q": 0.3}, "inits": ["rank_one"], "seeds": [3], "steps": 200, "eval_every": 5},
     },
 }
@@ -58,8 +75,11 @@ def test_table2_every_setting():
 
 
 def test_table2_sgd_constant_and_no_exemptions():
-    settings = {**SETTINGS, "optimizer": {**SETTINGS["optimizer"], "name": "sgd", "momentum": 0.9, "no_decay": []},
-                "schedule": {**SETTINGS["schedule"], "name": "constant"}}
+    settings = {
+        **SETTINGS,
+        "optimizer": {**SETTINGS["optimizer"], "name": "sgd", "momentum": 0.9, "no_decay": []},
+        "schedule": {**SETTINGS["schedule"], "name": "constant"},
+    }
     values = dict(map(tuple, table2(settings).to_numpy()))
     assert values["optimiser"] == "sgd" and values["momentum"] == "0.9" and "betas" not in values
     assert values["weight decay"] == "0.001 (none on -)" and values["schedule"] == "constant"

@@ -1,4 +1,5 @@
 """The transformer predicts each symbol from the past only: no look-ahead."""
+
 import torch
 
 from replication.local_to_global.model import MarkovTransformer, TransformerConfig, initialise
@@ -33,4 +34,3 @@ def test_each_logit_depends_on_its_whole_past():
     changed[:, 0] = 1 - changed[:, 0]
     with torch.no_grad():
         assert ((model(changed) - model(tokens)).abs() > 1e-9).all()
-

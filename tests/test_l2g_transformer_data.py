@@ -1,4 +1,5 @@
 """The bulk Markov sampler: the law of the chain (pi and P) and determinism."""
+
 import numpy as np
 import pytest
 import torch

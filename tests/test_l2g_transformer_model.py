@@ -1,4 +1,5 @@
 """The single-layer transformer: shapes (Table 1), the three initialisations, causality."""
+
 import numpy as np
 import pytest
 import torch
@@ -22,8 +23,15 @@ def _rank(matrix, tol=1e-6):
 def test_parameter_shapes_and_counts_match_the_spec():
     shapes = {row["parameter"]: row["shape"] for row in _model("standard").parameter_table()}
     assert shapes == {
-        "e": (D,), "p": (N, D), "W_Q": (D, D), "W_K": (D, D), "W_V": (D, D), "W_O": (D, D),
-        "W_1": (4 * D, D), "W_2": (D, 4 * D), "b": (1,),
+        "e": (D,),
+        "p": (N, D),
+        "W_Q": (D, D),
+        "W_K": (D, D),
+        "W_V": (D, D),
+        "W_O": (D, D),
+        "W_1": (4 * D, D),
+        "W_2": (D, 4 * D),
+        "b": (1,),
     }
     table = table1({"model": {"d": D, "context": N, "mlp_ratio": 4}})
     counts = dict(zip(table.parameter, table["count"]))
@@ -33,7 +41,9 @@ def test_parameter_shapes_and_counts_match_the_spec():
 
 def test_standard_init_statistics():
     model = _model("standard", sigma=0.02)
-    big = torch.cat([model.p.flatten(), model.W_Q.flatten(), model.W_K.flatten(), model.W_V.flatten(), model.W_1.flatten()])
+    big = torch.cat(
+        [model.p.flatten(), model.W_Q.flatten(), model.W_K.flatten(), model.W_V.flatten(), model.W_1.flatten()]
+    )
     out = torch.cat([model.W_O.flatten(), model.W_2.flatten()])
     assert abs(big.std().item() - 0.02) < 0.02 * 0.05
     assert abs(big.mean().item()) < 0.02 * 0.05
@@ -102,10 +112,28 @@ def test_forward_is_causal_and_matches_an_explicit_computation():
 
 def test_tables_render_markdown_and_booktabs():
     settings = {
-        "model": {"d": D, "context": N, "mlp_ratio": 4}, "batch_size": 16, "sigma": 0.02, "device": "cpu",
-        "optimizer": {"name": "adamw", "lr": 0.002, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 0.001, "no_decay": ["p", "b"]},
+        "model": {"d": D, "context": N, "mlp_ratio": 4},
+        "batch_size": 16,
+        "sigma": 0.02,
+        "device": "cpu",
+        "optimizer": {
+            "name": "adamw",
+            "lr": 0.002,
+            "betas": [0.9, 0.95],
+            "momentum": 0.0,
+            "weight_decay": 0.001,
+            "no_decay": ["p", "b"],
+        },
         "schedule": {"name": "onecycle", "warmup": 0.02, "div_factor": 100.0, "final_div_factor": 0.05},
-        "experiments": {"fig4": {"chain": {"p": 0.5, "q": 0.8}, "inits": ["standard", "ours"], "seeds": [1, 2, 3], "steps": 2000, "eval_every": 1}},
+        "experiments": {
+            "fig4": {
+                "chain": {"p": 0.5, "q": 0.8},
+                "inits": ["standard", "ours"],
+                "seeds": [1, 2, 3],
+                "steps": 2000,
+                "eval_every": 1,
+            }
+        },
     }
     settings2 = table2(settings)
     values = dict(zip(settings2.setting, settings2.value))

@@ -1,4 +1,5 @@
 """The transformer part of the smoke pipeline: run outputs, the data behind Figs. 3, 4, 6, claims, tables."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -24,7 +25,11 @@ def test_each_run_has_losses_and_checkpoints(smoke_run):
                 assert list(checkpoints["step"]) == sorted(experiment["checkpoints"])
                 for key in ("e", "p", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "b"):
                     assert checkpoints[key].shape[0] == len(experiment["checkpoints"])
-                assert (smoke_run / f"logs/local_to_global/transformer/{name}/{init}/seed{seed}.log").read_text().count("it/s")
+                assert (
+                    (smoke_run / f"logs/local_to_global/transformer/{name}/{init}/seed{seed}.log")
+                    .read_text()
+                    .count("it/s")
+                )
 
 
 def test_fig4_data_one_row_per_init_seed_step(smoke_run):
@@ -60,8 +65,23 @@ def test_fig3_fig6_structure_and_heatmap_data(smoke_run):
 
 def test_claims_5_and_6_are_reported(smoke_run):
     claims = pd.read_csv(smoke_run / "results/local_to_global/claims_transformer.csv", dtype={"claim_id": str})
-    assert list(claims.claim_id) == ["5a", "5b", "5c", "6a", "6a-all", "6c", "6d", "6d-output", "6e", "6f-rank",
-                                     "6f-e", "6g", "6h", "6b", "6b-rest"]
+    assert list(claims.claim_id) == [
+        "5a",
+        "5b",
+        "5c",
+        "6a",
+        "6a-all",
+        "6c",
+        "6d",
+        "6d-output",
+        "6e",
+        "6f-rank",
+        "6f-e",
+        "6g",
+        "6h",
+        "6b",
+        "6b-rest",
+    ]
     assert (claims.paper == "Local to Global").all() and claims.holds.isin([True, False]).all()
     chain = MarkovChain(**SMOKE["experiments"]["fig4"]["chain"])
     assert f"{chain.unigram_loss:.4f}" in claims.statement[0] and f"{chain.bigram_loss:.4f}" in claims.statement[1]
@@ -71,7 +91,10 @@ def test_claims_5_and_6_are_reported(smoke_run):
     assert rows.loc["6b", "n_runs"] == len(SMOKE["experiments"]["fig6"]["seeds"])
     assert (rows.kind[["6g", "6h"]] == "not checkable").all() and (rows.kind.drop(["6g", "6h"]) == "checked").all()
     # The W_V row cites the ablation, which names every variant it ran.
-    assert "ablation (fig3_ablation.csv)" in rows.loc["6d", "reason"] and "two_symbol_embedding" in rows.loc["6d", "reason"]
+    assert (
+        "ablation (fig3_ablation.csv)" in rows.loc["6d", "reason"]
+        and "two_symbol_embedding" in rows.loc["6d", "reason"]
+    )
 
 
 def test_ablation_data(smoke_run):
@@ -81,18 +104,24 @@ def test_ablation_data(smoke_run):
         assert sorted(table.step.unique()) == sorted(SMOKE["experiments"][name]["checkpoints"])
         structure = pd.read_csv(smoke_run / FIGURES / f"{name}_structure.csv")
         # The pipeline variant is the figure's own first run: the same numbers.
-        own = structure[(structure.seed == SMOKE["experiments"][name]["seeds"][0]) & structure.matrix.isin(["W_V", "W_1"])]
+        own = structure[
+            (structure.seed == SMOKE["experiments"][name]["seeds"][0]) & structure.matrix.isin(["W_V", "W_1"])
+        ]
         mine = table[table.variant == "pipeline"]
         merged = own.merge(mine, on=["matrix", "step"], suffixes=("", "_ablation"))
         assert len(merged) == len(mine) and np.allclose(merged.top_share, merged.top_share_ablation)
     fig6 = pd.read_csv(smoke_run / FIGURES / "fig6_ablation.csv")
     start = fig6[(fig6.step == 0) & (fig6.matrix == "W_V")].set_index("variant")
     # alpha on the input side (pipeline) or on the output side (the authors' lowrank init)
-    assert start.loc["pipeline", "cos_e_input"] == pytest.approx(1.0) and start.loc["value_output", "cos_e_output"] == pytest.approx(1.0)
+    assert start.loc["pipeline", "cos_e_input"] == pytest.approx(1.0) and start.loc[
+        "value_output", "cos_e_output"
+    ] == pytest.approx(1.0)
 
 
 def test_tables_from_the_config(smoke_run):
-    run_snakemake(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "1", f"{FIGURES}/table1.md")
+    run_snakemake(
+        smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "1", f"{FIGURES}/table1.md"
+    )
     d, n = SMOKE["model"]["d"], SMOKE["model"]["context"]
     table1 = (smoke_run / FIGURES / "table1.md").read_text()
     assert f"| p_n | {n} x {d} | {n * d} |" in table1

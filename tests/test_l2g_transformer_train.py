@@ -1,4 +1,5 @@
 """Training: loss goes down, seeded runs repeat exactly, checkpoints, the NaN guard, claims 5-6 logic."""
+
 import copy
 
 import numpy as np
@@ -6,19 +7,25 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import shared_scope
 from replication.local_to_global.markov import MarkovChain
 from replication.local_to_global.structure import structure_table, top_share
 from replication.local_to_global.train import NonFiniteLoss, train
 from replication.local_to_global.transformer_claims import transformer_claims
 from replication.local_to_global.transformer_plots import smoothed_losses
 
-from conftest import shared_scope
-
 SETTINGS = {
     "model": {"d": 8, "context": 32, "mlp_ratio": 4},
     "batch_size": 16,
     "sigma": 0.02,
-    "optimizer": {"name": "adamw", "lr": 0.01, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 0.001, "no_decay": ["p", "b"]},
+    "optimizer": {
+        "name": "adamw",
+        "lr": 0.01,
+        "betas": [0.9, 0.95],
+        "momentum": 0.0,
+        "weight_decay": 0.001,
+        "no_decay": ["p", "b"],
+    },
     "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
     "device": "cpu",
     "chunk": 16,
@@ -53,7 +60,17 @@ def test_schedule_is_one_cycle(run):
 def test_checkpoints_hold_every_parameter_at_the_configured_steps(run):
     ck = run.checkpoints
     assert list(ck["step"]) == [0, 1, 60, 120]  # 500 is beyond the run
-    shapes = {"e": (8,), "p": (32, 8), "W_Q": (8, 8), "W_K": (8, 8), "W_V": (8, 8), "W_O": (8, 8), "W_1": (32, 8), "W_2": (8, 32), "b": (1,)}
+    shapes = {
+        "e": (8,),
+        "p": (32, 8),
+        "W_Q": (8, 8),
+        "W_K": (8, 8),
+        "W_V": (8, 8),
+        "W_O": (8, 8),
+        "W_1": (32, 8),
+        "W_2": (8, 32),
+        "b": (1,),
+    }
     for name, shape in shapes.items():
         assert ck[name].shape == (4, *shape) and ck[name].dtype == np.float32
     assert np.all(ck["e"][0] == 0.5) and np.all(ck["W_1"][0] == 1.0)  # the init itself
@@ -90,7 +107,12 @@ def test_a_diverging_run_fails_naming_the_run_and_step():
 def test_structure_of_rank_one_and_isotropic_matrices():
     alpha = np.array([1, -1, 1, 1, -1, -1, 1, -1], dtype=float)
     w = np.linspace(-1, 1, 32)
-    checkpoints = {"step": np.array([0]), "e": 0.3 * alpha[None], "W_1": np.outer(w, alpha)[None], "W_V": np.eye(8)[None]}
+    checkpoints = {
+        "step": np.array([0]),
+        "e": 0.3 * alpha[None],
+        "W_1": np.outer(w, alpha)[None],
+        "W_V": np.eye(8)[None],
+    }
     table = structure_table(checkpoints).set_index("matrix")
     assert table.loc["W_1", "top_share"] == pytest.approx(1.0)
     assert table.loc["W_1", "cos_e_input"] == pytest.approx(1.0) and np.isnan(table.loc["W_1", "cos_e_output"])
@@ -102,21 +124,45 @@ def test_structure_of_rank_one_and_isotropic_matrices():
 def _fig4(standard, ours, steps):
     rows = [
         {"init": init, "seed": seed, "step": step, "test_loss": curve(step) + 0.001 * seed}
-        for init, curve in (("standard", standard), ("ours", ours)) for seed in (1, 2, 3) for step in steps
+        for init, curve in (("standard", standard), ("ours", ours))
+        for seed in (1, 2, 3)
+        for step in steps
     ]
     return smoothed_losses(pd.DataFrame(rows), smooth=3)
 
 
 def test_claims_5_and_6_hold_or_fail_as_the_data_says():
     chain = MarkovChain(0.5, 0.8)
-    settings = {"tolerance": 0.01, "plateau": [200, 600], "share_fig3": 0.9, "share_fig6": 0.99,
-                "structure_step": 200, "cos_e": 0.9, "flatness": 0.5}
+    settings = {
+        "tolerance": 0.01,
+        "plateau": [200, 600],
+        "share_fig3": 0.9,
+        "share_fig6": 0.99,
+        "structure_step": 200,
+        "cos_e": 0.9,
+        "flatness": 0.5,
+    }
     steps = range(0, 2001, 10)
-    fig3 = pd.DataFrame({"matrix": ["W_1", "W_V", "W_1", "W_V"], "step": [1, 1, 200, 200], "top_share": [0.2, 0.3, 0.95, 0.97],
-                         "cos_e_input": [0.3, 0.2, 0.99, 0.58], "cos_e_output": [np.nan, 0.1, np.nan, 0.17],
-                         "e_flatness": [0.1, 0.1, 0.8, 0.8]})
-    fig6 = pd.DataFrame({"matrix": ["W_1", "W_V"], "step": [0, 200], "top_share": [1.0, 0.98], "cos_e_input": [1.0, 0.9],
-                         "cos_e_output": [np.nan, 0.2], "e_flatness": [1.0, 1.0]})
+    fig3 = pd.DataFrame(
+        {
+            "matrix": ["W_1", "W_V", "W_1", "W_V"],
+            "step": [1, 1, 200, 200],
+            "top_share": [0.2, 0.3, 0.95, 0.97],
+            "cos_e_input": [0.3, 0.2, 0.99, 0.58],
+            "cos_e_output": [np.nan, 0.1, np.nan, 0.17],
+            "e_flatness": [0.1, 0.1, 0.8, 0.8],
+        }
+    )
+    fig6 = pd.DataFrame(
+        {
+            "matrix": ["W_1", "W_V"],
+            "step": [0, 200],
+            "top_share": [1.0, 0.98],
+            "cos_e_input": [1.0, 0.9],
+            "cos_e_output": [np.nan, 0.2],
+            "e_flatness": [1.0, 1.0],
+        }
+    )
     paper_like = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), steps)
     claims = {c.claim_id: c for c in transformer_claims(paper_like, fig3, fig6, chain, settings)}
     assert claims["5a"].holds and claims["5b"].holds and claims["6a"].holds
@@ -134,8 +180,12 @@ def test_claims_5_and_6_hold_or_fail_as_the_data_says():
 
 def test_structure_table_keeps_the_asked_steps_only():
     alpha = np.array([1.0, -1.0, 1.0, 1.0])
-    checkpoints = {"step": np.array([0, 5, 10]), "e": np.tile(alpha, (3, 1)),
-                   "W_1": np.stack([np.outer(np.arange(1.0, 9.0), alpha)] * 3), "W_V": np.stack([np.eye(4)] * 3)}
+    checkpoints = {
+        "step": np.array([0, 5, 10]),
+        "e": np.tile(alpha, (3, 1)),
+        "W_1": np.stack([np.outer(np.arange(1.0, 9.0), alpha)] * 3),
+        "W_V": np.stack([np.eye(4)] * 3),
+    }
     table = structure_table(checkpoints, steps=[5, 10])
     assert list(table.columns) == ["matrix", "step", "top_share", "cos_e_input", "cos_e_output", "e_flatness"]
     assert list(zip(table.matrix, table.step)) == [("W_1", 5), ("W_V", 5), ("W_1", 10), ("W_V", 10)]
@@ -147,14 +197,19 @@ def test_stream_seeds_are_fixed_63_bit_numbers():
     from replication.local_to_global.train import stream_seed
 
     assert [stream_seed(1, 0), stream_seed(1, 1), stream_seed(7, 2)] == [
-        3717377837946358015, 38901565946305238, 9139555415570476218]
+        3717377837946358015,
+        38901565946305238,
+        9139555415570476218,
+    ]
     assert all(0 <= stream_seed(s, k) < 2**63 for s in range(1, 20) for k in range(3))
 
 
 def test_rank_one_value_defaults_to_the_input_side():
     settings = {**SETTINGS, "steps": 4, "checkpoints": [0]}
     implicit = train(CHAIN, "rank_one", 5, settings, progress=False).checkpoints["W_V"][0]
-    explicit = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "input"}, progress=False).checkpoints["W_V"][0]
+    explicit = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "input"}, progress=False).checkpoints["W_V"][
+        0
+    ]
     output = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "output"}, progress=False).checkpoints["W_V"][0]
     assert np.array_equal(implicit, explicit) and not np.allclose(implicit, output)
     assert np.allclose(implicit, output.T)
@@ -164,28 +219,84 @@ def test_claims_5_and_6_text():
     """Statements, thresholds and reasons, worked out from the data: three seeds at +0.001 s each,
     ours = entropy rate + 0.5 exp(-s/50) first within 0.01 at s ~ 207 (grid of 10, smoothed)."""
     chain = MarkovChain(0.5, 0.8)
-    settings = {"tolerance": 0.01, "plateau": [200, 600], "share_fig3": 0.9, "share_fig6": 0.99,
-                "structure_step": 200, "cos_e": 0.9, "flatness": 0.5}
-    fig3 = pd.DataFrame({"matrix": ["W_1", "W_V", "W_1", "W_V"], "step": [1, 1, 200, 200], "top_share": [0.2, 0.3, 0.95, 0.97],
-                         "cos_e_input": [0.3, 0.2, 0.99, 0.58], "cos_e_output": [np.nan, 0.1, np.nan, 0.17],
-                         "e_flatness": [0.1, 0.1, 0.8, 0.8]})
-    fig6 = pd.DataFrame({"matrix": ["W_1", "W_V"], "step": [0, 200], "top_share": [1.0, 0.98], "cos_e_input": [1.0, 0.9],
-                         "cos_e_output": [np.nan, 0.2], "e_flatness": [1.0, 1.0]})
+    settings = {
+        "tolerance": 0.01,
+        "plateau": [200, 600],
+        "share_fig3": 0.9,
+        "share_fig6": 0.99,
+        "structure_step": 200,
+        "cos_e": 0.9,
+        "flatness": 0.5,
+    }
+    fig3 = pd.DataFrame(
+        {
+            "matrix": ["W_1", "W_V", "W_1", "W_V"],
+            "step": [1, 1, 200, 200],
+            "top_share": [0.2, 0.3, 0.95, 0.97],
+            "cos_e_input": [0.3, 0.2, 0.99, 0.58],
+            "cos_e_output": [np.nan, 0.1, np.nan, 0.17],
+            "e_flatness": [0.1, 0.1, 0.8, 0.8],
+        }
+    )
+    fig6 = pd.DataFrame(
+        {
+            "matrix": ["W_1", "W_V"],
+            "step": [0, 200],
+            "top_share": [1.0, 0.98],
+            "cos_e_input": [1.0, 0.9],
+            "cos_e_output": [np.nan, 0.2],
+            "e_flatness": [1.0, 1.0],
+        }
+    )
     fig4 = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), range(0, 2001, 10))
     claims = {c.claim_id: c for c in transformer_claims(fig4, fig3, fig6, chain, settings)}
     core = [claims[i] for i in ("5a", "5b", "6a", "6b")]
-    assert [(c.paper, c.claim_id, c.figure, c.statement, c.threshold, c.holds, c.reason, c.rule, c.n_runs) for c in core] == [
-        ("Local to Global", "5a", "Fig. 4", "Standard init: test loss within 0.01 of H(pi) = 0.6663 over iterations 200..600.",
-         "max |loss - H(pi)| <= 0.01 in each seed", True, "per seed (smoothed) 0.0010, 0.0020, 0.0030; mean curve 0.0020",
-         "per seed; holds in every run", 3),
-        ("Local to Global", "5b", "Fig. 4", "Our init: test loss within 0.01 of the entropy rate 0.6190 by iteration 600.",
-         "|loss - entropy rate| <= 0.01 at iteration 600 in each seed", True,
-         "per seed 0.0010, 0.0020, 0.0030; first within 0.01 at iterations 210, 210, 220", "per seed; holds in every run", 3),
-        ("Local to Global", "6a", "Fig. 3", "Standard init: W_1 and W_V are ~rank one at iteration 200 (the figure's last snapshot).",
-         "min top-singular-value share >= 0.9", True, "per seed min over W_1, W_V: 0.950", "per seed; holds in every run", 1),
-        ("Local to Global", "6b", "Fig. 6 (caption)", "Rank-one init: W_1 and W_V stay rank one at every checkpoint (0, 200).",
-         "min top-singular-value share >= 0.99", False, "lowest: W_V at iteration 200 (seed 1); W_V's input side |cos e| 0.9000",
-         "per seed; holds in every run", 1),
+    assert [
+        (c.paper, c.claim_id, c.figure, c.statement, c.threshold, c.holds, c.reason, c.rule, c.n_runs) for c in core
+    ] == [
+        (
+            "Local to Global",
+            "5a",
+            "Fig. 4",
+            "Standard init: test loss within 0.01 of H(pi) = 0.6663 over iterations 200..600.",
+            "max |loss - H(pi)| <= 0.01 in each seed",
+            True,
+            "per seed (smoothed) 0.0010, 0.0020, 0.0030; mean curve 0.0020",
+            "per seed; holds in every run",
+            3,
+        ),
+        (
+            "Local to Global",
+            "5b",
+            "Fig. 4",
+            "Our init: test loss within 0.01 of the entropy rate 0.6190 by iteration 600.",
+            "|loss - entropy rate| <= 0.01 at iteration 600 in each seed",
+            True,
+            "per seed 0.0010, 0.0020, 0.0030; first within 0.01 at iterations 210, 210, 220",
+            "per seed; holds in every run",
+            3,
+        ),
+        (
+            "Local to Global",
+            "6a",
+            "Fig. 3",
+            "Standard init: W_1 and W_V are ~rank one at iteration 200 (the figure's last snapshot).",
+            "min top-singular-value share >= 0.9",
+            True,
+            "per seed min over W_1, W_V: 0.950",
+            "per seed; holds in every run",
+            1,
+        ),
+        (
+            "Local to Global",
+            "6b",
+            "Fig. 6 (caption)",
+            "Rank-one init: W_1 and W_V stay rank one at every checkpoint (0, 200).",
+            "min top-singular-value share >= 0.99",
+            False,
+            "lowest: W_V at iteration 200 (seed 1); W_V's input side |cos e| 0.9000",
+            "per seed; holds in every run",
+            1,
+        ),
     ]
     assert np.allclose([c.measured for c in core], [0.003, 0.003 + 0.5 * np.exp(-12), 0.95, 0.98], rtol=1e-3)
-

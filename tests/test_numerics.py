@@ -1,4 +1,5 @@
 """Last-bit perturbations for numerical-noise ensembles: off by default, a few ulps when on."""
+
 import numpy as np
 import pytest
 
@@ -11,7 +12,14 @@ SETTINGS = {
     "model": {"d": 8, "context": 16, "mlp_ratio": 4},
     "batch_size": 8,
     "sigma": 0.02,
-    "optimizer": {"name": "adamw", "lr": 0.01, "betas": [0.9, 0.95], "momentum": 0.0, "weight_decay": 0.001, "no_decay": ["p", "b"]},
+    "optimizer": {
+        "name": "adamw",
+        "lr": 0.01,
+        "betas": [0.9, 0.95],
+        "momentum": 0.0,
+        "weight_decay": 0.001,
+        "no_decay": ["p", "b"],
+    },
     "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
     "device": "cpu",
     "chunk": 8,

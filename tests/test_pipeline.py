@@ -1,4 +1,5 @@
 """The whole smoke pipeline (config/smoke.yaml) in a temporary directory."""
+
 import hashlib
 
 import numpy as np
@@ -26,12 +27,22 @@ def test_manifest_lists_every_figure_with_its_hash(smoke_run):
 def test_every_rule_logs_and_a_rerun_does_nothing(smoke_run):
     logs = list((smoke_run / "logs").rglob("*.log"))
     assert logs
-    result = run_snakemake(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "1", "-n", "figures/all")
+    result = run_snakemake(
+        smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "1", "-n", "figures/all"
+    )
     assert "Nothing to be done" in result.stdout + result.stderr
 
 
 def test_one_figure_is_its_own_target(tmp_path):
-    result = run_snakemake(tmp_path, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "1", "-n", "figures/local_to_global/fig1.pdf")
+    result = run_snakemake(
+        tmp_path,
+        "--configfile",
+        str(ROOT / "config" / "smoke.yaml"),
+        "--cores",
+        "1",
+        "-n",
+        "figures/local_to_global/fig1.pdf",
+    )
     out = result.stdout + result.stderr
     assert "l2g_fig1" in out and "figures_manifest" not in out
 
@@ -43,7 +54,9 @@ def test_lint_is_clean():
 
 def test_rulegraph_shows_stages():
     # The target first: --configfile and --rulegraph would both swallow it.
-    graph = run_snakemake(ROOT, "figures/all", "--configfile", str(ROOT / "config" / "smoke.yaml"), "--forceall", "--rulegraph").stdout
+    graph = run_snakemake(
+        ROOT, "figures/all", "--configfile", str(ROOT / "config" / "smoke.yaml"), "--forceall", "--rulegraph"
+    ).stdout
     assert "l2g_fig1_flows" in graph and "l2g_fig1" in graph and "figures_manifest" in graph
     assert graph.count("->") >= 10
 
@@ -52,7 +65,17 @@ def test_fig1_data_holds_the_theory(smoke_run):
     data = pd.read_csv(smoke_run / "figures" / "local_to_global" / "fig1.csv")
     assert {"panel", "p", "q", "layer", "w", "e"} <= set(data.columns)
     assert set(data.panel) == {"a", "b", "c", "d"}
-    assert {"energy", "field", "global_min_locus", "local_min", "local_max", "saddle", "basin", "separatrix", "trajectory"} <= set(data.layer)
+    assert {
+        "energy",
+        "field",
+        "global_min_locus",
+        "local_min",
+        "local_max",
+        "saddle",
+        "basin",
+        "separatrix",
+        "trajectory",
+    } <= set(data.layer)
     for (p, q), chain_data in data.groupby(["p", "q"]):
         chain = MarkovChain(p, q)
         # The saddle, the locus of global minima, the unit field.

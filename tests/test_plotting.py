@@ -1,4 +1,5 @@
 """The one figure-saving function: PDF + PNG + CSV, byte-identical for the same data."""
+
 import hashlib
 
 import matplotlib.pyplot as plt

@@ -1,5 +1,6 @@
 """Invariants of the mathematics, checked on inputs drawn by Hypothesis (derandomised: the same
 examples on every run, so a failure reproduces)."""
+
 import numpy as np
 import torch
 from hypothesis import given, settings
@@ -22,8 +23,10 @@ probability = st.floats(0.03, 0.97)
 
 
 def chains():
-    return st.tuples(probability, probability).filter(lambda pq: abs(pq[0] + pq[1] - 1) > 0.05).map(
-        lambda pq: MarkovChain(*pq)
+    return (
+        st.tuples(probability, probability)
+        .filter(lambda pq: abs(pq[0] + pq[1] - 1) > 0.05)
+        .map(lambda pq: MarkovChain(*pq))
     )
 
 
@@ -49,7 +52,9 @@ def test_closed_form_offset_minimises_the_loss(chain, gap):
 
     def loss(c):
         z1 = gap + c
-        return -pi1 * ((1 - q) * log_expit(z1) + q * log_expit(-z1)) - pi0 * (p * log_expit(c) + (1 - p) * log_expit(-c))
+        return -pi1 * ((1 - q) * log_expit(z1) + q * log_expit(-z1)) - pi0 * (
+            p * log_expit(c) + (1 - p) * log_expit(-c)
+        )
 
     numerical = minimize_scalar(loss, bracket=(-30.0, 0.0, 30.0), tol=1e-12).x
     closed = float(chain.optimal_offset(gap))
@@ -65,8 +70,10 @@ def test_sampled_chains_have_the_kernel_and_stationary_law(chain, seed):
     previous, following = x[:, :-1].ravel(), x[:, 1:].ravel()
     after_zero, after_one = following[previous == 0], following[previous == 1]
     # 80 000 transitions: the empirical kernel within 5 binomial standard errors of (p, q)
-    for observed, expected, count in ((after_zero.mean(), chain.p, len(after_zero)),
-                                      (1 - after_one.mean(), chain.q, len(after_one))):
+    for observed, expected, count in (
+        (after_zero.mean(), chain.p, len(after_zero)),
+        (1 - after_one.mean(), chain.q, len(after_one)),
+    ):
         assert abs(observed - expected) < 5 * np.sqrt(expected * (1 - expected) / count) + 1e-3
     # the first symbol is drawn from pi: 400 independent draws
     pi1 = chain.stationary[1]
@@ -93,14 +100,18 @@ def test_gram_trainer_equals_direct_trainer(d, n, T, seed, lr):
 
 def _accumulations():
     """A positive (n, T) table of time sums, labels with both classes clean at least once."""
-    return st.integers(4, 9).flatmap(
-        lambda n: st.tuples(
-            st.lists(st.lists(st.floats(0.01, 10.0), min_size=3, max_size=3), min_size=n, max_size=n),
-            st.lists(st.booleans(), min_size=n, max_size=n),
-            st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n),
-            st.permutations(range(n)),
+    return (
+        st.integers(4, 9)
+        .flatmap(
+            lambda n: st.tuples(
+                st.lists(st.lists(st.floats(0.01, 10.0), min_size=3, max_size=3), min_size=n, max_size=n),
+                st.lists(st.booleans(), min_size=n, max_size=n),
+                st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n),
+                st.permutations(range(n)),
+            )
         )
-    ).map(lambda t: (np.array(t[0]), np.array(t[1]), np.array(t[2]), np.array(t[3])))
+        .map(lambda t: (np.array(t[0]), np.array(t[1]), np.array(t[2]), np.array(t[3])))
+    )
 
 
 def _both_classes(clean, y):

@@ -1,4 +1,5 @@
 """`snakemake --report`: every registered figure, with a caption naming the paper figure and settings."""
+
 import json
 import re
 
@@ -14,7 +15,11 @@ def report_results(html: str) -> dict:
 
 def test_every_figure_in_the_report_with_a_caption(smoke_run):
     report = smoke_run / "report.html"
-    run_snakemake(smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--report", str(report), "figures/all")
+    result = run_snakemake(
+        smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--report", str(report), "figures/all"
+    )
+    # docutils prints "(ERROR/3) ..." or "(WARNING/2) ..." for a caption it cannot render
+    assert not re.search(r"\((ERROR|WARNING|SEVERE)/\d\)", result.stdout + result.stderr)
     results = report_results(report.read_text())
     manifest = pd.read_csv(smoke_run / "figures/all", sep="\t")
     figures = manifest[manifest.path.str.endswith(".pdf")]
@@ -35,3 +40,29 @@ def test_caption_files_exist():
     assert captions
     for caption in captions:
         assert (ROOT / "workflow" / "rules" / caption).resolve().exists(), caption
+
+
+def docutils_messages(rst: str) -> list[str]:
+    """Every warning or error docutils reports on a caption (Snakemake renders captions as reStructuredText)."""
+    import io
+
+    import docutils.core
+
+    stream = io.StringIO()
+    overrides = {"report_level": 2, "halt_level": 5, "warning_stream": stream}
+    docutils.core.publish_doctree(rst, settings_overrides=overrides)
+    return [line for line in stream.getvalue().splitlines() if line.strip()]
+
+
+def test_captions_render_without_docutils_messages():
+    captions = sorted((ROOT / "workflow" / "report").glob("*.rst"))
+    assert captions
+    for caption in captions:
+        # Jinja fields become a plain word: the reStructuredText around them is what can break.
+        rst = re.sub(r"\{\{.*?\}\}", "value", caption.read_text())
+        assert docutils_messages(rst) == [], caption.name
+
+
+def test_docutils_check_catches_an_undefined_substitution():
+    assert any("Undefined substitution" in m for m in docutils_messages("the norm |e| against time"))
+    assert docutils_messages("the norm \\|e\\| against time") == []

@@ -1,4 +1,5 @@
 """make timings: the per-rule table sums the jobs' Snakemake benchmark files."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -22,9 +23,15 @@ def test_table_and_chart_per_rule(tmp_path):
     subprocess.run([sys.executable, str(SCRIPT), "--directory", str(tmp_path)], check=True, capture_output=True)
     table = pd.read_csv(bench / "timings.csv").set_index("rule")
     assert list(table.index) == ["train", "plot", "total"]  # largest CPU time first, then the total
-    assert table.loc["train", "jobs"] == 2 and table.loc["train", "cpu_s"] == 67.5 and table.loc["train", "wall_s"] == 70.0
+    assert (
+        table.loc["train", "jobs"] == 2 and table.loc["train", "cpu_s"] == 67.5 and table.loc["train", "wall_s"] == 70.0
+    )
     assert table.loc["train", "longest_job_s"] == 40.0 and table.loc["train", "peak_rss_mb"] == 450.0
-    assert table.loc["total", "cpu_s"] == 70.0 and table.loc["total", "jobs"] == 3 and table.loc["total", "peak_rss_mb"] == 450.0
+    assert (
+        table.loc["total", "cpu_s"] == 70.0
+        and table.loc["total", "jobs"] == 3
+        and table.loc["total", "peak_rss_mb"] == 450.0
+    )
     assert abs(table.loc["plot", "cpu_share"] - 2.5 / 70.0) < 1e-9
     assert "| train | 2 | 67.5 |" in (bench / "timings.md").read_text()
     assert (bench / "timings.png").read_bytes()[:4] == b"\x89PNG"

@@ -6,6 +6,7 @@ and the cost of one gradient step against the direct d-dimensional form and the 
 
 The machine may be shared: the load average is printed next to the numbers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,15 +21,18 @@ import torch  # noqa: E402
 
 from replication.benign_overfitting import model  # noqa: E402
 from replication.benign_overfitting.data import head, sample_dataset  # noqa: E402
-from replication.benign_overfitting.grid import Model, grid_cells, run_cells  # noqa: E402
+from replication.benign_overfitting.grid import RunSettings, grid_cells, run_cells  # noqa: E402
 from replication.benign_overfitting.train import GramProblem, stack, train_gram  # noqa: E402
 
-PAPER_GRID = {"dims": {"start": 250, "stop": 5000, "step": 250},
-              "signal_norms": {"start": 5, "stop": 100, "step": 5}, "seeds": [1]}
+PAPER_GRID = {
+    "dims": {"start": 250, "stop": 5000, "step": 250},
+    "signal_norms": {"start": 5, "stop": 100, "step": 5},
+    "seeds": [1],
+}
 
 
 def load() -> str:
-    return "load average %.2f %.2f %.2f" % os.getloadavg()
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def per_step_costs(d: int = 2000) -> dict[str, float]:
@@ -57,14 +61,17 @@ def per_step_costs(d: int = 2000) -> dict[str, float]:
     gram_steps = 20000
     train_gram(*stack([problem]), 1e-4, gram_steps)
     gram = (time.perf_counter() - start) / gram_steps
-    return {"authors' form (x @ W @ p, torch autograd)": authors, "direct d-dim (numpy)": direct,
-            "exact Gram (this project)": gram}
+    return {
+        "authors' form (x @ W @ p, torch autograd)": authors,
+        "direct d-dim (numpy)": direct,
+        "exact Gram (this project)": gram,
+    }
 
 
 def _chunk(args):
     cells, steps = args
     start, cpu = time.perf_counter(), time.process_time()
-    frame = run_cells(cells, Model(), steps, batch_cells=4)
+    frame = run_cells(cells, RunSettings(), steps, batch_cells=4)
     return frame, time.perf_counter() - start, time.process_time() - cpu
 
 
@@ -83,27 +90,36 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20000)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    train_gram(*stack([GramProblem.from_data(sample_dataset(np.random.default_rng(0), 2, 8, 30, 1.0, 0.2, 0.5))]),
-               1e-4, 2)  # compile (or load) the Numba kernel once, outside the timings
+    train_gram(
+        *stack([GramProblem.from_data(sample_dataset(np.random.default_rng(0), 2, 8, 30, 1.0, 0.2, 0.5))]), 1e-4, 2
+    )  # compile (or load) the Numba kernel once, outside the timings
     print(f"[{load()}] per-step cost of one d = 2000 cell (n = 20, T = 8):")
     costs = per_step_costs()
     gram = costs["exact Gram (this project)"]
     for name, seconds in costs.items():
         print(f"  {name:42s} {seconds * 1e6:12.1f} us/step   {seconds / gram:10.0f} x the Gram step")
-    print(f"  one cell at 20000 steps: authors' form {costs[next(iter(costs))] * 20000 / 3600:.2f} h, "
-          f"Gram {gram * 20000:.2f} s")
+    print(
+        f"  one cell at 20000 steps: authors' form {costs[next(iter(costs))] * 20000 / 3600:.2f} h, "
+        f"Gram {gram * 20000:.2f} s"
+    )
     print(f"[{load()}] grid: 400 cells x {args.steps} steps, {args.workers} worker processes ...")
     wall, cells, worker_times, worker_cpu, rows = grid_time(args.steps, args.workers)
     assert rows == cells
     cpu = sum(worker_cpu)
-    print(f"  wall time {wall:.1f} s  (workers {', '.join(f'{t:.1f}' for t in worker_times)} s wall, "
-          f"{', '.join(f'{t:.1f}' for t in worker_cpu)} s CPU)")
-    print(f"  CPU time {cpu:.1f} core-s = {cpu / (cells * args.steps) * 1e6:.2f} us per cell-step; "
-          f"on {args.workers} otherwise idle cores: ~{cpu / args.workers:.1f} s wall")
+    print(
+        f"  wall time {wall:.1f} s  (workers {', '.join(f'{t:.1f}' for t in worker_times)} s wall, "
+        f"{', '.join(f'{t:.1f}' for t in worker_cpu)} s CPU)"
+    )
+    print(
+        f"  CPU time {cpu:.1f} core-s = {cpu / (cells * args.steps) * 1e6:.2f} us per cell-step; "
+        f"on {args.workers} otherwise idle cores: ~{cpu / args.workers:.1f} s wall"
+    )
     goal = 60 * args.steps / 20000
-    print(f"  goal <= {goal:.0f} s: {'met' if wall <= goal else 'NOT met'} in wall time at this load, "
-          f"{'met' if cpu / args.workers <= goal else 'NOT met'} in CPU time per core; "
-          f"the authors' form would need ~{costs[next(iter(costs))] * 20000 * cells / 86400:.0f} core-days")
+    print(
+        f"  goal <= {goal:.0f} s: {'met' if wall <= goal else 'NOT met'} in wall time at this load, "
+        f"{'met' if cpu / args.workers <= goal else 'NOT met'} in CPU time per core; "
+        f"the authors' form would need ~{costs[next(iter(costs))] * 20000 * cells / 86400:.0f} core-days"
+    )
     print(f"[{load()}] done")
 
 

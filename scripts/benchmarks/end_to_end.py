@@ -9,6 +9,7 @@ times, their ratio to the goals (figures/all <= 600 s on 2 cores and <= 1000 CPU
 <= 3 s), the CPU seconds, wall time and peak memory per rule from the jobs' benchmark files, and
 the machine's load average, which matters on a shared machine.
 """
+
 import argparse
 import os
 import subprocess
@@ -44,8 +45,17 @@ def main() -> None:
     times = {}
     with tempfile.TemporaryDirectory(prefix="end-to-end-") as scratch:
         workdir = args.workdir or scratch
-        snakemake = [str(BIN / "snakemake"), "--snakefile", str(ROOT / "workflow" / "Snakefile"),
-                     "--directory", workdir, "--configfile", str(ROOT / args.config), "--cores", args.cores]
+        snakemake = [
+            str(BIN / "snakemake"),
+            "--snakefile",
+            str(ROOT / "workflow" / "Snakefile"),
+            "--directory",
+            workdir,
+            "--configfile",
+            str(ROOT / args.config),
+            "--cores",
+            args.cores,
+        ]
         print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs; config {args.config}")
         times["figures/all from clean"] = timed(snakemake + ["figures/all"], cwd=ROOT)
         per_rule = rule_table(job_table(Path(workdir) / "benchmarks"))

@@ -10,6 +10,7 @@ the load average, since the machine may be shared.
 
     .venv/bin/python scripts/benchmarks/ensemble_spread.py --steps 1000 --members 1 2 --isa avx2
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,13 @@ def statistics(losses: pd.DataFrame, chain: dict, smooth: int) -> dict:
     smoothed = tested.rolling(smooth, center=True, min_periods=1).mean()
     unigram = MarkovChain(**chain).unigram_loss
     below = smoothed[smoothed < unigram - 0.01]
-    return {"plateau_200_600": float(smoothed.loc[200:600].mean()), "escape_step": int(below.index[0]) if len(below) else -1,
-            "final_loss": float(smoothed.iloc[-20:].mean()), "raw": tested, "smoothed": smoothed}
+    return {
+        "plateau_200_600": float(smoothed.loc[200:600].mean()),
+        "escape_step": int(below.index[0]) if len(below) else -1,
+        "final_loss": float(smoothed.iloc[-20:].mean()),
+        "raw": tested,
+        "smoothed": smoothed,
+    }
 
 
 def main() -> int:
@@ -79,21 +85,45 @@ def main() -> int:
             out = Path(scratch) / f"{label.replace(' ', '_')}.csv"
             env = {k: v for k, v in os.environ.items() if k not in ("REPLICATION_PERTURBATION", "ATEN_CPU_CAPABILITY")}
             wall, cpu = time.perf_counter(), os.times()
-            subprocess.run([sys.executable, __file__, "--worker", "--out", str(out), "--experiment", args.experiment,
-                            "--init", args.init, "--seed", str(args.seed), "--steps", str(args.steps)],
-                           check=True, env={**env, **extra})
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--worker",
+                    "--out",
+                    str(out),
+                    "--experiment",
+                    args.experiment,
+                    "--init",
+                    args.init,
+                    "--seed",
+                    str(args.seed),
+                    "--steps",
+                    str(args.steps),
+                ],
+                check=True,
+                env={**env, **extra},
+            )
             after = os.times()
             cpu_s = after.children_user + after.children_system - cpu.children_user - cpu.children_system
-            print(f"{label}: {time.perf_counter() - wall:.0f} s wall, {cpu_s:.0f} s CPU, load {os.getloadavg()[0]:.1f}",
-                  flush=True)
+            print(
+                f"{label}: {time.perf_counter() - wall:.0f} s wall, {cpu_s:.0f} s CPU, load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
             results[label] = statistics(pd.read_csv(out), chain, smooth)
     base = results["base"]
     rows = []
     for label, stats in results.items():
-        rows.append({"variant": label, "max|d| raw": float((stats["raw"] - base["raw"]).abs().max()),
-                     "max|d| smoothed": float((stats["smoothed"] - base["smoothed"]).abs().max()),
-                     "plateau": stats["plateau_200_600"], "escape step": stats["escape_step"],
-                     "final loss": stats["final_loss"]})
+        rows.append(
+            {
+                "variant": label,
+                "max|d| raw": float((stats["raw"] - base["raw"]).abs().max()),
+                "max|d| smoothed": float((stats["smoothed"] - base["smoothed"]).abs().max()),
+                "plateau": stats["plateau_200_600"],
+                "escape step": stats["escape_step"],
+                "final loss": stats["final_loss"],
+            }
+        )
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     return 0
 

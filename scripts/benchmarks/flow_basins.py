@@ -8,6 +8,7 @@ orbits and limits, Jacobian of order one) with an explicit solver; it is compare
 field -grad L under the explicit solver and under LSODA, at a scale where the plain flow is still
 affordable. The machine may be shared: the load average is printed next to the numbers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,7 +24,7 @@ from replication.local_to_global.markov import MarkovChain
 
 
 def load() -> str:
-    return "load average %.2f %.2f %.2f" % os.getloadavg()
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def timed(function) -> float:
@@ -47,7 +48,7 @@ def main() -> None:
     for model in MODELS:
         for sigma in args.sigmas:
             starts = sigma * normal[:, : 2 if model == "2d" else 3]
-            seconds = timed(lambda: flow_endpoints(chain, model, starts, args.flow_time))
+            seconds = timed(lambda model=model, starts=starts: flow_endpoints(chain, model, starts, args.flow_time))
             print(f"  {model} sigma={sigma:<5g} {seconds:7.2f} s  {len(starts) / seconds:9.0f} starts/s")
 
     starts = args.compare_sigma * normal[: args.compare_starts]
@@ -55,8 +56,15 @@ def main() -> None:
     clocked = timed(lambda: flow_endpoints(chain, "3d", starts, args.flow_time, rounds=1))
     print(f"  clocked, DOP853     {clocked:7.2f} s  {len(starts) / clocked:9.0f} starts/s")
     for method in ("DOP853", "LSODA"):
-        plain = timed(lambda: integrate_flow(attention.flow_gradient(chain), starts, args.flow_time, method=method, atol=1e-30))
-        print(f"  plain,   {method:<10} {plain:7.2f} s  {len(starts) / plain:9.0f} starts/s  ({plain / clocked:.1f}x the clocked time)")
+        plain = timed(
+            lambda method=method: integrate_flow(
+                attention.flow_gradient(chain), starts, args.flow_time, method=method, atol=1e-30
+            )
+        )
+        print(
+            f"  plain,   {method:<10} {plain:7.2f} s  {len(starts) / plain:9.0f} starts/s  "
+            f"({plain / clocked:.1f}x the clocked time)"
+        )
     print(load())
 
 

@@ -6,6 +6,7 @@ bar chart of the three quantities.
 
     .venv/bin/python scripts/benchmarks/timings.py [--directory .] [--out benchmarks/timings]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,13 +28,15 @@ def job_table(benchmarks: Path) -> pd.DataFrame:
         rule = path.relative_to(benchmarks).parts[0]
         frame = pd.read_csv(path, sep="\t")
         for _, record in frame.iterrows():  # one line per repetition of the job
-            rows.append({
-                "rule": rule,
-                "job": str(path.relative_to(benchmarks / rule).with_suffix("")),
-                "wall_s": float(record["s"]),
-                "cpu_s": float(pd.to_numeric(record["cpu_time"], errors="coerce")),
-                "max_rss_mb": float(pd.to_numeric(record["max_rss"], errors="coerce")),
-            })
+            rows.append(
+                {
+                    "rule": rule,
+                    "job": str(path.relative_to(benchmarks / rule).with_suffix("")),
+                    "wall_s": float(record["s"]),
+                    "cpu_s": float(pd.to_numeric(record["cpu_time"], errors="coerce")),
+                    "max_rss_mb": float(pd.to_numeric(record["max_rss"], errors="coerce")),
+                }
+            )
     if not rows:
         raise SystemExit(f"no benchmark files under {benchmarks}/<rule>/; run the pipeline first")
     return pd.DataFrame(rows)
@@ -41,19 +44,35 @@ def job_table(benchmarks: Path) -> pd.DataFrame:
 
 def rule_table(jobs: pd.DataFrame) -> pd.DataFrame:
     """Per rule: jobs, summed CPU and wall seconds, the largest job's wall time, peak memory; then a total."""
-    table = jobs.groupby("rule").agg(
-        jobs=("job", "size"), cpu_s=("cpu_s", "sum"), wall_s=("wall_s", "sum"),
-        longest_job_s=("wall_s", "max"), peak_rss_mb=("max_rss_mb", "max"),
-    ).sort_values("cpu_s", ascending=False).reset_index()
+    table = (
+        jobs.groupby("rule")
+        .agg(
+            jobs=("job", "size"),
+            cpu_s=("cpu_s", "sum"),
+            wall_s=("wall_s", "sum"),
+            longest_job_s=("wall_s", "max"),
+            peak_rss_mb=("max_rss_mb", "max"),
+        )
+        .sort_values("cpu_s", ascending=False)
+        .reset_index()
+    )
     table["cpu_share"] = table.cpu_s / table.cpu_s.sum()
-    total = {"rule": "total", "jobs": table.jobs.sum(), "cpu_s": table.cpu_s.sum(), "wall_s": table.wall_s.sum(),
-             "longest_job_s": table.longest_job_s.max(), "peak_rss_mb": table.peak_rss_mb.max(), "cpu_share": 1.0}
+    total = {
+        "rule": "total",
+        "jobs": table.jobs.sum(),
+        "cpu_s": table.cpu_s.sum(),
+        "wall_s": table.wall_s.sum(),
+        "longest_job_s": table.longest_job_s.max(),
+        "peak_rss_mb": table.peak_rss_mb.max(),
+        "cpu_share": 1.0,
+    }
     return pd.concat([table, pd.DataFrame([total])], ignore_index=True)
 
 
 def markdown(table: pd.DataFrame) -> str:
     def cell(value):
         return f"{value:.1f}" if isinstance(value, float) else str(value)
+
     lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
     return "\n".join(lines) + "\n"
@@ -62,14 +81,23 @@ def markdown(table: pd.DataFrame) -> str:
 def bar_chart(table: pd.DataFrame, path: Path) -> None:
     rules = table[table.rule != "total"]
     fig, axes = plt.subplots(1, 3, figsize=(13, 0.3 * len(rules) + 1.5), sharey=True)
-    for ax, (column, label) in zip(axes, (("cpu_s", "CPU time (s, all jobs)"), ("wall_s", "wall time (s, all jobs)"), ("peak_rss_mb", "peak memory (MB, max RSS)"))):
+    for ax, (column, label) in zip(
+        axes,
+        (
+            ("cpu_s", "CPU time (s, all jobs)"),
+            ("wall_s", "wall time (s, all jobs)"),
+            ("peak_rss_mb", "peak memory (MB, max RSS)"),
+        ),
+    ):
         ax.barh(rules.rule, rules[column], color="tab:blue")
         ax.set_xlabel(label)
         ax.grid(axis="x", alpha=0.3)
     axes[0].invert_yaxis()
     fig.tight_layout()
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix[1:], dpi=120, metadata={"Software": None} if path.suffix == ".png" else None)
+        fig.savefig(
+            tmp, format=path.suffix[1:], dpi=120, metadata={"Software": None} if path.suffix == ".png" else None
+        )
     plt.close(fig)
 
 

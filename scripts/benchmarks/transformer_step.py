@@ -9,6 +9,7 @@ per-position Python loop, and the machine's load. It prints numbers; it asserts 
 
     .venv/bin/python scripts/benchmarks/transformer_step.py [--threads 1 2] [--steps 40] [--device cpu]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,13 +24,15 @@ import yaml
 from replication.config import validate_config
 from replication.local_to_global.data import sample_sequences
 from replication.local_to_global.markov import MarkovChain
+from replication.local_to_global.model import initialise
 from replication.local_to_global.runs import run_settings
 from replication.local_to_global.train import make_model, stream_seed, train
-from replication.local_to_global.model import initialise
 
 ROOT = Path(__file__).resolve().parents[2]
 # The paper settings of Fig. 4, read from the project's config so the benchmark cannot drift.
-_CONFIG = validate_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()), ROOT / "workflow" / "schemas" / "config.schema.yaml")
+_CONFIG = validate_config(
+    yaml.safe_load((ROOT / "config" / "config.yaml").read_text()), ROOT / "workflow" / "schemas" / "config.schema.yaml"
+)
 SETTINGS = {**run_settings(_CONFIG["local_to_global"]["transformer"], "fig4"), "checkpoints": []}
 CHAIN = MarkovChain(SETTINGS["chain"]["p"], SETTINGS["chain"]["q"])
 
@@ -49,6 +52,7 @@ def per_step(steps: int, eval_every: int, device: str, attention: str) -> tuple[
 
     def run(n):
         return timed(lambda: train(CHAIN, "standard", 1, {**settings, "steps": n}, progress=False))
+
     run(5)  # warm-up: allocator, kernels
     short, long = run(steps), run(3 * steps)
     return (long[0] - short[0]) / (2 * steps), (long[1] - short[1]) / (2 * steps)
@@ -58,7 +62,12 @@ def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, flo
     """(wall, cpu) seconds of attention forward + backward and of the evaluation forward, per path."""
     models = {}
     for attention in PATHS:
-        model = initialise(make_model({**SETTINGS, "attention": attention}), "standard", SETTINGS["sigma"], torch.Generator().manual_seed(stream_seed(1, 0)))
+        model = initialise(
+            make_model({**SETTINGS, "attention": attention}),
+            "standard",
+            SETTINGS["sigma"],
+            torch.Generator().manual_seed(stream_seed(1, 0)),
+        )
         models[attention] = model.to(device)
     g = torch.Generator().manual_seed(1)
     tokens = sample_sequences(CHAIN, (SETTINGS["batch_size"],), SETTINGS["model"]["context"] + 1, g).to(device)
@@ -78,7 +87,7 @@ def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, flo
             fn(models[attention])  # warm-up
         for _ in range(reps):  # interleaved: load changes hit both paths alike
             for attention in PATHS:
-                wall, cpu = timed(lambda: fn(models[attention]))
+                wall, cpu = timed(lambda fn=fn, attention=attention: fn(models[attention]))
                 times[attention][what][0] += wall / reps
                 times[attention][what][1] += cpu / reps
     return times
@@ -86,8 +95,11 @@ def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, flo
 
 def side_by_side(label: str, results: dict[str, tuple[float, float]]) -> str:
     (fast_wall, fast_cpu), (sdpa_wall, sdpa_cpu) = results["fast"], results["sdpa"]
-    return (f"  {label:<34} fast {fast_cpu * 1e3:7.1f} ms CPU ({fast_wall * 1e3:7.1f} wall) | "
-            f"sdpa {sdpa_cpu * 1e3:7.1f} ms CPU ({sdpa_wall * 1e3:7.1f} wall) | sdpa/fast x{sdpa_cpu / fast_cpu:.2f} CPU, x{sdpa_wall / fast_wall:.2f} wall")
+    return (
+        f"  {label:<34} fast {fast_cpu * 1e3:7.1f} ms CPU ({fast_wall * 1e3:7.1f} wall) | "
+        f"sdpa {sdpa_cpu * 1e3:7.1f} ms CPU ({sdpa_wall * 1e3:7.1f} wall) | "
+        f"sdpa/fast x{sdpa_cpu / fast_cpu:.2f} CPU, x{sdpa_wall / fast_wall:.2f} wall"
+    )
 
 
 def loop_sampler(chain, batch, length, generator):
@@ -113,16 +125,33 @@ def main():
     g = torch.Generator().manual_seed(0)
     reps = 20
     torch.set_num_threads(1)
-    loop_wall, loop_cpu = (t / reps for t in timed(lambda: [loop_sampler(CHAIN, SETTINGS["batch_size"], SETTINGS["model"]["context"] + 1, g) for _ in range(reps)]))
-    bulk_wall, bulk_cpu = (t / reps for t in timed(lambda: sample_sequences(CHAIN, (reps, SETTINGS["batch_size"]), SETTINGS["model"]["context"] + 1, g)))
-    print(f"sampling one batch (1 thread): Python loop over positions {loop_wall * 1e3:.2f} ms wall "
-          f"({loop_cpu * 1e3:.2f} ms CPU), bulk {bulk_wall * 1e3:.3f} ms wall ({bulk_cpu * 1e3:.3f} ms CPU): "
-          f"x{loop_cpu / bulk_cpu:.0f} less CPU")
+    loop_wall, loop_cpu = (
+        t / reps
+        for t in timed(
+            lambda: [
+                loop_sampler(CHAIN, SETTINGS["batch_size"], SETTINGS["model"]["context"] + 1, g) for _ in range(reps)
+            ]
+        )
+    )
+    bulk_wall, bulk_cpu = (
+        t / reps
+        for t in timed(
+            lambda: sample_sequences(CHAIN, (reps, SETTINGS["batch_size"]), SETTINGS["model"]["context"] + 1, g)
+        )
+    )
+    print(
+        f"sampling one batch (1 thread): Python loop over positions {loop_wall * 1e3:.2f} ms wall "
+        f"({loop_cpu * 1e3:.2f} ms CPU), bulk {bulk_wall * 1e3:.3f} ms wall ({bulk_cpu * 1e3:.3f} ms CPU): "
+        f"x{loop_cpu / bulk_cpu:.0f} less CPU"
+    )
     for threads in args.threads:
         torch.set_num_threads(threads)
         print(f"threads {threads} (load {os.getloadavg()[0]:.2f}):")
         kernels = kernel_times(args.reps, args.device)
-        for what, label in (("attention", "attention forward + backward"), ("evaluation", "evaluation forward (test loss)")):
+        for what, label in (
+            ("attention", "attention forward + backward"),
+            ("evaluation", "evaluation forward (test loss)"),
+        ):
             print(side_by_side(label, {attention: kernels[attention][what] for attention in PATHS}))
         train_only = {attention: per_step(args.steps, 10**9, args.device, attention) for attention in PATHS}
         print(side_by_side("training iteration", train_only))
@@ -132,7 +161,10 @@ def main():
     if args.device == "cuda" and torch.cuda.is_available():
         print(f"peak CUDA memory: {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB")
     print(f"load after: {os.getloadavg()[0]:.2f} (1 min)")
-    print("goals (1 thread, sdpa/fast): attention forward + backward >= x3, training iteration >= x2.5, evaluation forward >= x2.5")
+    print(
+        "goals (1 thread, sdpa/fast): attention forward + backward >= x3, training iteration >= x2.5, "
+        "evaluation forward >= x2.5"
+    )
 
 
 if __name__ == "__main__":

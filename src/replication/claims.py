@@ -6,6 +6,7 @@ fail), ``documentation`` (an identity or a certainty of the theory, kept to show
 quantities, never counted as reproduced) or ``not checkable`` (a sentence of the paper that this
 pipeline cannot test, with the reason).
 """
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,22 @@ from scipy.stats import binomtest
 from .io import write_csv
 
 KINDS = ("checked", "documentation", "not checkable")
-CLAIM_COLUMNS = ["paper", "claim_id", "figure", "statement", "measured", "threshold", "holds", "reason",
-                 "kind", "rule", "n_runs", "holds_fraction", "ci_low", "ci_high"]
+CLAIM_COLUMNS = [
+    "paper",
+    "claim_id",
+    "figure",
+    "statement",
+    "measured",
+    "threshold",
+    "holds",
+    "reason",
+    "kind",
+    "rule",
+    "n_runs",
+    "holds_fraction",
+    "ci_low",
+    "ci_high",
+]
 CONFIDENCE = 0.95
 
 
@@ -67,19 +82,37 @@ def over_runs(outcomes, required: float = 1.0) -> dict:
     low, high = binomial_interval(k, n)
     fraction = k / n if n else float("nan")
     rule = "holds in every run" if required >= 1.0 else f"holds in >= {required:.0%} of runs"
-    return {"n_runs": n, "holds_fraction": fraction, "ci_low": low, "ci_high": high,
-            "holds": bool(n and fraction >= required), "rule": rule}
+    return {
+        "n_runs": n,
+        "holds_fraction": fraction,
+        "ci_low": low,
+        "ci_high": high,
+        "holds": bool(n and fraction >= required),
+        "rule": rule,
+    }
 
 
 def documentation(paper, claim_id, figure, statement, measured, threshold, holds, reason, why) -> Claim:
     """A row kept for its value that cannot fail by construction; ``why`` says why."""
-    return Claim(paper, claim_id, figure, statement, float(measured), threshold, bool(holds),
-                 f"{reason}; documentation: {why}", kind="documentation", rule="not a test", n_runs=1)
+    return Claim(
+        paper,
+        claim_id,
+        figure,
+        statement,
+        float(measured),
+        threshold,
+        bool(holds),
+        f"{reason}; documentation: {why}",
+        kind="documentation",
+        rule="not a test",
+        n_runs=1,
+    )
 
 
 def not_checkable(paper, claim_id, figure, statement, why) -> Claim:
-    return Claim(paper, claim_id, figure, statement, float("nan"), "", False, why, kind="not checkable",
-                 rule="none", n_runs=0)
+    return Claim(
+        paper, claim_id, figure, statement, float("nan"), "", False, why, kind="not checkable", rule="none", n_runs=0
+    )
 
 
 def write_claims(claims: list[Claim], path: str | os.PathLike) -> pd.DataFrame:

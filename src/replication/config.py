@@ -1,4 +1,5 @@
 """Config validation: one clear line naming the key and what is allowed, before any job runs."""
+
 from __future__ import annotations
 
 import os

@@ -6,6 +6,7 @@ The envelope of a figure's data column is the largest ``|member - base|`` over m
 that of its image the largest RMS between a member's PNG and the base's. ``make diff`` accepts
 ``|new - ref| <= k * envelope + atol + rtol |ref|`` (``diff.envelope_factor`` is k).
 """
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,10 @@ def manifest_figures(workdir: str | os.PathLike) -> list[str]:
 def column_spread(base: pd.DataFrame, member: pd.DataFrame) -> dict[str, tuple[float, float]]:
     """Per numeric column: largest |member - base| and largest |member - base| / |base|."""
     if list(base.columns) != list(member.columns) or len(base) != len(member):
-        raise ValueError(f"a perturbed member changed the shape of the data: columns {list(member.columns)}, "
-                         f"{len(member)} rows; base {list(base.columns)}, {len(base)} rows")
+        raise ValueError(
+            f"a perturbed member changed the shape of the data: columns {list(member.columns)}, "
+            f"{len(member)} rows; base {list(base.columns)}, {len(base)} rows"
+        )
     spread = {}
     for column in base.columns:
         b, m = base[column], member[column]
@@ -46,8 +49,10 @@ def column_spread(base: pd.DataFrame, member: pd.DataFrame) -> dict[str, tuple[f
         with np.errstate(invalid="ignore", divide="ignore"):
             error = np.where(same, 0.0, np.abs(m - b))
             relative = np.where(same, 0.0, error / np.abs(b))
-        spread[column] = (float(np.nan_to_num(error, nan=np.inf).max(initial=0.0)),
-                          float(np.nan_to_num(relative, nan=np.inf, posinf=np.inf).max(initial=0.0)))
+        spread[column] = (
+            float(np.nan_to_num(error, nan=np.inf).max(initial=0.0)),
+            float(np.nan_to_num(relative, nan=np.inf, posinf=np.inf).max(initial=0.0)),
+        )
     return spread
 
 
@@ -79,8 +84,10 @@ def measure_envelope(base: str | os.PathLike, members: list[str | os.PathLike]) 
                 worst[column] = [max(old[0], absolute), max(old[1], relative)]
             old = worst.setdefault(IMAGE_COLUMN, [0.0, 0.0])
             worst[IMAGE_COLUMN] = [max(old[0], image_rms(files["png"], ref["png"])), np.nan]
-        rows += [{"key": key, "column": column, "envelope": a, "envelope_rel": r, "members": len(made)}
-                 for column, (a, r) in worst.items()]
+        rows += [
+            {"key": key, "column": column, "envelope": a, "envelope_rel": r, "members": len(made)}
+            for column, (a, r) in worst.items()
+        ]
     return pd.DataFrame(rows, columns=ENVELOPE_COLUMNS)
 
 
@@ -93,8 +100,13 @@ def read_envelope(reference_dir: str | os.PathLike) -> dict[tuple[str, str], flo
     return {(r.key, r.column): float(r.envelope) for r in frame.itertuples()}
 
 
-def run_members(members: list[int], configfile: str | os.PathLike, scratch: str | os.PathLike,
-                targets: list[str], cores: str = "all") -> list[Path]:
+def run_members(
+    members: list[int],
+    configfile: str | os.PathLike,
+    scratch: str | os.PathLike,
+    targets: list[str],
+    cores: str = "all",
+) -> list[Path]:
     """Run the pipeline once per perturbation member, each in ``scratch/member<K>``; print the cost."""
     snakefile = Path(__file__).resolve().parents[2] / "workflow" / "Snakefile"
     folders = []
@@ -102,15 +114,28 @@ def run_members(members: list[int], configfile: str | os.PathLike, scratch: str 
         if member < 1:
             raise ValueError(f"ensemble member {member}: members are integers >= 1 (0 is the unperturbed run)")
         folder = Path(scratch) / f"member{member}"
-        command = [str(Path(sys.executable).with_name("snakemake")), *targets, "--cores", str(cores),
-                   "--snakefile", str(snakefile), "--directory", str(folder),
-                   "--configfile", str(Path(configfile).resolve()), "--quiet", "rules"]
+        command = [
+            str(Path(sys.executable).with_name("snakemake")),
+            *targets,
+            "--cores",
+            str(cores),
+            "--snakefile",
+            str(snakefile),
+            "--directory",
+            str(folder),
+            "--configfile",
+            str(Path(configfile).resolve()),
+            "--quiet",
+            "rules",
+        ]
         wall, cpu = time.perf_counter(), _children_cpu()
         print(f"ensemble member {member}: {' '.join(targets)} in {folder}", flush=True)
         subprocess.run(command, check=True, env={**os.environ, VARIABLE: str(member)})
         wall, cpu = time.perf_counter() - wall, _children_cpu() - cpu
-        print(f"ensemble member {member}: {wall:.0f} s wall, {cpu:.0f} s CPU, load average "
-              f"{os.getloadavg()[0]:.1f}", flush=True)
+        print(
+            f"ensemble member {member}: {wall:.0f} s wall, {cpu:.0f} s CPU, load average {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         folders.append(folder)
     return folders
 

@@ -1,4 +1,5 @@
 """Atomic file output: a killed job never leaves a partial file at a final path."""
+
 from __future__ import annotations
 
 import contextlib
@@ -6,8 +7,8 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pandas as pd

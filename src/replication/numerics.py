@@ -9,6 +9,7 @@ every step differently; flow starts; benign-overfitting data) is multiplied by
 the machine epsilon of the array's dtype. Unset (the default), every hook returns its input
 unchanged, so ordinary runs are byte-identical with or without this module.
 """
+
 from __future__ import annotations
 
 import os
@@ -40,8 +41,10 @@ def parse(text: str | None) -> Perturbation | None:
     except ValueError:
         result = None
     if result is None or result.member < 0 or not (0 < result.ulps <= 2**20):
-        raise ValueError(f"Invalid environment variable {VARIABLE}={text!r}; allowed: <member>[:<ulps>] with "
-                         f"member an integer >= 0 (0 = off) and 0 < ulps <= 2^20, e.g. {VARIABLE}=2 or 2:8")
+        raise ValueError(
+            f"Invalid environment variable {VARIABLE}={text!r}; allowed: <member>[:<ulps>] with "
+            f"member an integer >= 0 (0 = off) and 0 < ulps <= 2^20, e.g. {VARIABLE}=2 or 2:8"
+        )
     return result
 
 

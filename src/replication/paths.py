@@ -3,6 +3,7 @@
 The workflow imports this while it parses, on every Snakemake call, so it must not pull in the
 plotting stack (seaborn alone costs seconds, which would dominate a no-op rerun).
 """
+
 from __future__ import annotations
 
 import os

@@ -13,6 +13,7 @@ inherited, and the kernel drops the lock when the last holder dies, however it d
   outputs (written atomically) are kept;
 - lock held: a run is alive; stop with a message naming its process, touch nothing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,13 +64,17 @@ def take_run_lock(workdir: Path) -> int:
     except BlockingIOError:
         holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
         os.close(fd)
-        raise LiveRun(f"a run of the pipeline is alive in {workdir} (process {holder}): wait for it to end "
-                      f"or stop it, then run the same command again") from None
+        raise LiveRun(
+            f"a run of the pipeline is alive in {workdir} (process {holder}): wait for it to end "
+            f"or stop it, then run the same command again"
+        ) from None
     live = other_snakemake_processes(workdir)
     if live:
         os.close(fd)
-        raise LiveRun(f"Snakemake is running in {workdir} (process {', '.join(map(str, live))}), started "
-                      f"outside `make`: wait for it to end or stop it, then run the same command again")
+        raise LiveRun(
+            f"Snakemake is running in {workdir} (process {', '.join(map(str, live))}), started "
+            f"outside `make`: wait for it to end or stop it, then run the same command again"
+        )
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     os.set_inheritable(fd, True)

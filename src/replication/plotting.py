@@ -1,4 +1,5 @@
 """One plotting style and one figure-saving function for every figure of the project."""
+
 from __future__ import annotations
 
 import os

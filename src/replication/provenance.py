@@ -4,6 +4,7 @@ Float results of the transformer depend on the CPU's vector kernels and the thre
 report that compares figures from two machines shows these side by side. No time stamps: the
 same code, config and machine give the same file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,6 +27,7 @@ def config_hash(config: dict) -> str:
 
 def git_state(root: str | os.PathLike) -> tuple[str, str]:
     """(commit, "clean" / "modified" / "unknown") of the checkout at ``root``."""
+
     def git(*args):
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
 
@@ -54,11 +56,19 @@ def collect(config: dict, project_root: str | os.PathLike) -> dict:
     from .numerics import VARIABLE
 
     commit, tree = git_state(project_root)
-    record = {"git_commit": commit, "git_tree": tree, "config_sha256": config_hash(config),
-              "python": platform.python_version(), "platform": platform.platform(), "cpu_model": cpu_model(),
-              "cpu_count": os.cpu_count(), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
-              "torch_threads": torch.get_num_threads(), "torch_interop_threads": torch.get_num_interop_threads(),
-              "perturbation": os.environ.get(VARIABLE, "") or "off"}
+    record = {
+        "git_commit": commit,
+        "git_tree": tree,
+        "config_sha256": config_hash(config),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "torch_threads": torch.get_num_threads(),
+        "torch_interop_threads": torch.get_num_interop_threads(),
+        "perturbation": os.environ.get(VARIABLE, "") or "off",
+    }
     for name in PACKAGES:
         try:
             record[f"version_{name}"] = metadata.version(name)

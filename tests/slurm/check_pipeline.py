@@ -11,6 +11,7 @@
    completed; the rerun completes the pipeline without touching the outputs finished before.
 Exits non-zero with the reason when a check fails.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,11 +31,15 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 # Threads are capped at this node's CPUs, so a rule asking for more still gets scheduled.
 CLUSTER_FLAGS = [
     "--slurm-no-account",
-    "--slurm-status-command", "squeue",
-    "--slurm-init-seconds-before-status-checks", "1",
+    "--slurm-status-command",
+    "squeue",
+    "--slurm-init-seconds-before-status-checks",
+    "1",
     "--slurm-keep-successful-logs",
-    "--latency-wait", "5",
-    "--max-threads", str(os.cpu_count()),
+    "--latency-wait",
+    "5",
+    "--max-threads",
+    str(os.cpu_count()),
 ]
 RUN_TIMEOUT = 600
 SUBMITTED = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (.+)\)\.")
@@ -50,23 +55,38 @@ def fail(message: str) -> None:
 
 def snapshot(destination: Path) -> dict[str, str]:
     """Copy the checkout's files (tracked and not ignored) and return the environment that runs them."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=CHECKOUT, capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=CHECKOUT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     for name in filter(None, listed.split("\0")):
         source = CHECKOUT / name
         if source.is_file():
             (destination / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, destination / name)
     # Ahead of the editable install: every job imports the snapshot's library.
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(destination / "src"),
-                                                                       os.environ.get("PYTHONPATH")]))}
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(destination / "src"), os.environ.get("PYTHONPATH")])),
+    }
 
 
 def snakemake_command(root: Path, workdir: Path, profile: str, *extra: str) -> list[str]:
     return [
-        str(SNAKEMAKE), "--snakefile", str(root / "workflow" / "Snakefile"), "--directory", str(workdir),
-        "--configfile", str(root / "config" / "smoke.yaml"), "--profile", str(root / "profiles" / profile),
-        *extra, "figures/all",
+        str(SNAKEMAKE),
+        "--snakefile",
+        str(root / "workflow" / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(root / "config" / "smoke.yaml"),
+        "--profile",
+        str(root / "profiles" / profile),
+        *extra,
+        "figures/all",
     ]
 
 
@@ -91,8 +111,9 @@ def jobs_in_log(text: str) -> tuple[list[dict], dict[str, str]]:
     for match in RULE_BLOCK.finditer(text):
         fields = dict(re.findall(r"^    (\w+): (.*)$", match.group(3), re.MULTILINE))
         outputs = [path for path in fields.get("output", "").split(", ") if path]
-        jobs.append({"rule": match.group(2), "local": bool(match.group(1)), "jobid": fields.get("jobid"),
-                     "outputs": outputs})
+        jobs.append(
+            {"rule": match.group(2), "local": bool(match.group(1)), "jobid": fields.get("jobid"), "outputs": outputs}
+        )
     return jobs, {jobid: slurm_id for jobid, slurm_id, _ in SUBMITTED.findall(text)}
 
 
@@ -102,8 +123,10 @@ def outputs(workdir: Path) -> dict[str, tuple[int, str]]:
     for top in ("results", "figures"):
         for path in sorted((workdir / top).rglob("*")):
             if path.is_file():
-                found[str(path.relative_to(workdir))] = (path.stat().st_mtime_ns,
-                                                         hashlib.sha256(path.read_bytes()).hexdigest())
+                found[str(path.relative_to(workdir))] = (
+                    path.stat().st_mtime_ns,
+                    hashlib.sha256(path.read_bytes()).hexdigest(),
+                )
     return found
 
 
@@ -125,8 +148,10 @@ def check_submitted(label: str, text: str, workdir: Path, states: dict[str, str]
             fail(f"{label}: no SLURM log file for job {slurm_id}")
         job["slurm_id"] = slurm_id
     local = sorted({job["rule"] for job in jobs if job["local"]})
-    print(f"{label}: {len(remote)} sbatch jobs "
-          f"({', '.join(job['rule'] + '=' + job['slurm_id'] for job in remote)}); local rules: {local}")
+    print(
+        f"{label}: {len(remote)} sbatch jobs "
+        f"({', '.join(job['rule'] + '=' + job['slurm_id'] for job in remote)}); local rules: {local}"
+    )
     return remote
 
 
@@ -134,8 +159,13 @@ def run_and_cancel(root: Path, env: dict, workdir: Path, log_path: Path) -> tupl
     """A SLURM run in which one running job is cancelled once another has completed."""
     before = set(states())
     with open(log_path, "w") as log:
-        driver = subprocess.Popen(snakemake_command(root, workdir, "slurm", *CLUSTER_FLAGS), cwd=root, env=env,
-                                  stdout=log, stderr=subprocess.STDOUT)
+        driver = subprocess.Popen(
+            snakemake_command(root, workdir, "slurm", *CLUSTER_FLAGS),
+            cwd=root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         cancelled = None
         deadline = time.monotonic() + RUN_TIMEOUT
         while driver.poll() is None and time.monotonic() < deadline:
@@ -149,8 +179,10 @@ def run_and_cancel(root: Path, env: dict, workdir: Path, log_path: Path) -> tupl
         returncode = driver.wait(timeout=max(deadline - time.monotonic(), 1))
     text = log_path.read_text()
     if cancelled is None:
-        fail("no job was running after another had completed; the smoke DAG needs two cluster jobs "
-             f"in sequence (log: {log_path})")
+        fail(
+            "no job was running after another had completed; the smoke DAG needs two cluster jobs "
+            f"in sequence (log: {log_path})"
+        )
     if returncode == 0:
         fail(f"the run with job {cancelled} cancelled exited 0")
     if f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" not in text:
@@ -174,8 +206,9 @@ def main() -> None:
             fail(f"REPLICATION_SLURM_REFERENCE={local_dir} is not a finished smoke run (no figures/all)")
     else:
         with open(scratch / "local.log", "w") as log:
-            local = subprocess.Popen(snakemake_command(root, local_dir, "local"), cwd=root, env=env,
-                                     stdout=log, stderr=subprocess.STDOUT)
+            local = subprocess.Popen(
+                snakemake_command(root, local_dir, "local"), cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT
+            )
 
     # 4b + 6. The SLURM run, one job cancelled mid-run.
     first_text, cancelled = run_and_cancel(root, env, slurm_dir, scratch / "slurm-cancelled.log")
@@ -186,15 +219,23 @@ def main() -> None:
     cancelled_rule = cancelled_job["rule"]
     # What the cancelled job may have left is not finished: the rerun redoes that job.
     finished = {path: stamp for path, stamp in outputs(slurm_dir).items() if path not in cancelled_job["outputs"]}
-    print(f"cancelled run: {time.monotonic() - started:.0f} s, SLURM job {cancelled} ({cancelled_rule}) "
-          f"cancelled; {len(finished)} output files finished before it")
+    print(
+        f"cancelled run: {time.monotonic() - started:.0f} s, SLURM job {cancelled} ({cancelled_rule}) "
+        f"cancelled; {len(finished)} output files finished before it"
+    )
     if not finished:
         fail("no output was finished before the cancel")
 
     # 6. The rerun completes the pipeline and leaves the finished outputs alone.
     mark = time.monotonic()
-    rerun = subprocess.run(snakemake_command(root, slurm_dir, "slurm", *CLUSTER_FLAGS), cwd=root, env=env,
-                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    rerun = subprocess.run(
+        snakemake_command(root, slurm_dir, "slurm", *CLUSTER_FLAGS),
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
     rerun_text = rerun.stdout + rerun.stderr
     (scratch / "slurm-rerun.log").write_text(rerun_text)
     if rerun.returncode != 0:
@@ -209,8 +250,10 @@ def main() -> None:
         fail(f"the rerun changed outputs finished before the cancel: {touched}")
     if not set(cancelled_job["outputs"]) <= {path for job in rerun_jobs for path in job["outputs"]}:
         fail(f"the rerun did not redo the cancelled job ({cancelled_rule})")
-    print(f"rerun: {time.monotonic() - mark:.0f} s, {len(rerun_jobs)} sbatch jobs; "
-          f"{len(finished)} finished outputs untouched (same mtime and sha256)")
+    print(
+        f"rerun: {time.monotonic() - mark:.0f} s, {len(rerun_jobs)} sbatch jobs; "
+        f"{len(finished)} finished outputs untouched (same mtime and sha256)"
+    )
 
     # 5. Every figure file, byte for byte; figures/all among them, so both runs made the same set.
     # (A reference directory may hold more, e.g. figures/diff/ from other targets.)

@@ -47,18 +47,18 @@ rule bo_fig1_selections:
     """Fig. 1 data: hand-built p for the three scenarios, hard token selection on train and test."""
     output:
         f"{BO_RESULTS}/fig1_selections.csv",
-    params:
-        model=BO["model"],
-        settings=BO["fig1"],
-    benchmark:
-        "benchmarks/bo_fig1_selections/run.tsv",
     log:
         "logs/benign_overfitting/fig1_selections.log",
+    benchmark:
+        "benchmarks/bo_fig1_selections/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=30,
-    conda:
-        ENVIRONMENT
+    params:
+        model=BO["model"],
+        settings=BO["fig1"],
     script:
         "../../scripts/bo_fig1_selections.py"
 
@@ -66,20 +66,20 @@ rule bo_fig1_selections:
 rule bo_trajectories:
     """Recorded training runs (every token's probability every record_every steps) of Figs. 2, 3."""
     output:
-        expand(f"{BO_RESULTS}/trajectory_{{bo_panel}}.npz", bo_panel=BO_PANELS),
+        expand(f"{BO_RESULTS}/trajectories/{{bo_panel}}.npz", bo_panel=BO_PANELS),
+    log:
+        "logs/benign_overfitting/trajectories.log",
+    benchmark:
+        "benchmarks/bo_trajectories/run.tsv"
+    conda:
+        ENVIRONMENT
+    resources:
+        mem_mb=4000,
+        runtime=120,
     params:
         model=BO["model"],
         settings=BO["trajectories"],
         panels=BO_PANELS,
-    benchmark:
-        "benchmarks/bo_trajectories/run.tsv",
-    log:
-        "logs/benign_overfitting/trajectories.log",
-    resources:
-        mem_mb=4000,
-        runtime=120,
-    conda:
-        ENVIRONMENT
     script:
         "../../scripts/bo_trajectories.py"
 
@@ -87,21 +87,21 @@ rule bo_trajectories:
 rule bo_grid_shard:
     """Train one shard of grid runs (shard_size cells; 20 = one d) with the exact Gram trainer."""
     output:
-        f"{BO_RESULTS}/grid/shard_{{bo_shard}}.csv",
+        f"{BO_RESULTS}/grid_shard/{{bo_shard}}.csv",
+    log:
+        "logs/benign_overfitting/grid_shard/{bo_shard}.log",
+    benchmark:
+        "benchmarks/bo_grid_shard/{bo_shard}.tsv"
+    priority: 10
+    conda:
+        ENVIRONMENT
+    resources:
+        mem_mb=2000,
+        runtime=120,
     params:
         model=BO["model"],
         steps=BO["grid"]["steps"],
         cells=lambda wildcards: BO_SHARDS[int(wildcards.bo_shard)],
-    benchmark:
-        "benchmarks/bo_grid_shard/shard_{bo_shard}.tsv",
-    priority: 10
-    log:
-        "logs/benign_overfitting/grid_shard_{bo_shard}.log",
-    resources:
-        mem_mb=2000,
-        runtime=120,
-    conda:
-        ENVIRONMENT
     script:
         "../../scripts/bo_grid_shard.py"
 
@@ -109,20 +109,20 @@ rule bo_grid_shard:
 rule bo_grid:
     """Merge the shards into one tidy table: one row per (d, ||mu||, seed)."""
     input:
-        expand(f"{BO_RESULTS}/grid/shard_{{bo_shard}}.csv", bo_shard=BO_SHARD_IDS),
+        expand(f"{BO_RESULTS}/grid_shard/{{bo_shard}}.csv", bo_shard=BO_SHARD_IDS),
     output:
         f"{BO_RESULTS}/grid.csv",
-    benchmark:
-        "benchmarks/bo_grid/run.tsv",
     log:
         "logs/benign_overfitting/grid.log",
+    benchmark:
+        "benchmarks/bo_grid/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENVIRONMENT
     script:
-        "../../scripts/bo_grid_merge.py"
+        "../../scripts/bo_grid.py"
 
 
 rule bo_fig1:
@@ -131,18 +131,18 @@ rule bo_fig1:
         selections=rules.bo_fig1_selections.output[0],
     output:
         **figure_outputs(BO_FIG1, caption="../report/bo_fig1.rst", category="Benign overfitting"),
-    params:
-        settings=BO["fig1"],
-        model=BO["model"],
-    benchmark:
-        "benchmarks/bo_fig1/run.tsv",
     log:
         "logs/benign_overfitting/fig1.log",
+    benchmark:
+        "benchmarks/bo_fig1/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=15,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=BO["fig1"],
+        model=BO["model"],
     script:
         "../../scripts/bo_fig1.py"
 
@@ -153,18 +153,18 @@ rule bo_fig2:
         trajectory=rules.bo_trajectories.output[0],
     output:
         **figure_outputs(BO_FIG2, caption="../report/bo_fig2.rst", category="Benign overfitting"),
-    params:
-        settings=BO["trajectories"],
-        model=BO["model"],
-    benchmark:
-        "benchmarks/bo_fig2/run.tsv",
     log:
         "logs/benign_overfitting/fig2.log",
+    benchmark:
+        "benchmarks/bo_fig2/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=15,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=BO["trajectories"],
+        model=BO["model"],
     script:
         "../../scripts/bo_fig2.py"
 
@@ -182,19 +182,19 @@ rule bo_fig3:
                 f"{BO_FIGURES}/fig3{panel}.pdf", caption="../report/bo_fig3.rst", category="Benign overfitting"
             ).items()
         },
+    log:
+        "logs/benign_overfitting/fig3.log",
+    benchmark:
+        "benchmarks/bo_fig3/run.tsv"
+    conda:
+        ENVIRONMENT
+    resources:
+        mem_mb=2000,
+        runtime=15,
     params:
         panels=BO_PANELS,
         settings=BO["trajectories"],
         model=BO["model"],
-    benchmark:
-        "benchmarks/bo_fig3/run.tsv",
-    log:
-        "logs/benign_overfitting/fig3.log",
-    resources:
-        mem_mb=2000,
-        runtime=15,
-    conda:
-        ENVIRONMENT
     script:
         "../../scripts/bo_fig3.py"
 
@@ -211,19 +211,19 @@ rule bo_heatmaps:
                 f"{BO_FIGURES}/{name}.pdf", caption="../report/bo_heatmaps.rst", category="Benign overfitting"
             ).items()
         },
+    log:
+        "logs/benign_overfitting/heatmaps.log",
+    benchmark:
+        "benchmarks/bo_heatmaps/run.tsv"
+    conda:
+        ENVIRONMENT
+    resources:
+        mem_mb=2000,
+        runtime=15,
     params:
         names=list(BO_HEATMAPS),
         settings=BO["grid"],
         model=BO["model"],
-    benchmark:
-        "benchmarks/bo_heatmaps/run.tsv",
-    log:
-        "logs/benign_overfitting/heatmaps.log",
-    resources:
-        mem_mb=2000,
-        runtime=15,
-    conda:
-        ENVIRONMENT
     script:
         "../../scripts/bo_heatmaps.py"
 
@@ -236,14 +236,14 @@ rule bo_claims:
         trajectories=rules.bo_trajectories.output,
     output:
         BO_CLAIMS,
-    benchmark:
-        "benchmarks/bo_claims/run.tsv",
     log:
         "logs/benign_overfitting/claims.log",
+    benchmark:
+        "benchmarks/bo_claims/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENVIRONMENT
     script:
         "../../scripts/bo_claims.py"

@@ -7,20 +7,20 @@ rule l2g_fig1_flows:
     """Integrate gradient-flow trajectories of the (e, w) model for every chain of Fig. 1."""
     output:
         "results/local_to_global/fig1_flows.csv",
-    params:
-        settings=config["local_to_global"]["fig1"],
-    benchmark:
-        "benchmarks/l2g_fig1_flows/run.tsv",
     log:
         "logs/local_to_global/fig1_flows.log",
+    benchmark:
+        "benchmarks/l2g_fig1_flows/run.tsv"
+    conda:
+        ENVIRONMENT
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=config["local_to_global"]["fig1"],
     script:
-        "../../scripts/local_to_global_fig1_flows.py"
+        "../../scripts/l2g_fig1_flows.py"
 
 
 rule l2g_fig1:
@@ -29,174 +29,174 @@ rule l2g_fig1:
         flows=rules.l2g_fig1_flows.output[0],
     output:
         **figure_outputs(FIG1, caption="../report/l2g_fig1.rst", category="Local to Global"),
-    params:
-        settings=config["local_to_global"]["fig1"],
-    benchmark:
-        "benchmarks/l2g_fig1/run.tsv",
     log:
         "logs/local_to_global/fig1.log",
+    benchmark:
+        "benchmarks/l2g_fig1/run.tsv"
+    conda:
+        ENVIRONMENT
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=config["local_to_global"]["fig1"],
     script:
-        "../../scripts/local_to_global_fig1.py"
+        "../../scripts/l2g_fig1.py"
 
 
 # The model with the attention scalar, theta = (e, w, a) (Figs. 2, 5), and the measured basins.
 
 FIG2 = register_figure("figures/local_to_global/fig2.pdf", "Local to Global", "Fig. 2")
 FIG5 = register_figure("figures/local_to_global/fig5.pdf", "Local to Global", "Fig. 5")
-BASINS = register_figure("figures/local_to_global/basins.pdf", "Local to Global", "Basins of initialisation (beyond the paper)")
+BASINS = register_figure(
+    "figures/local_to_global/basins.pdf", "Local to Global", "Basins of initialisation (beyond the paper)"
+)
 register_claims("results/local_to_global/claims_landscape.csv")
 
 
 rule l2g_attention_flows:
     """Integrate (e, w, a) gradient flows from N(0, sigma^2 I_3) starts for Fig. 2 or Fig. 5."""
     output:
-        "results/local_to_global/{fig}_flows.csv",
+        "results/local_to_global/attention_flows/{fig}.csv",
+    log:
+        "logs/local_to_global/attention_flows/{fig}.log",
+    benchmark:
+        "benchmarks/l2g_attention_flows/{fig}.tsv"
     wildcard_constraints:
         fig="fig2|fig5",
-    params:
-        settings=lambda wildcards: config["local_to_global"][wildcards.fig],
-    benchmark:
-        "benchmarks/l2g_attention_flows/{fig}_flows.tsv",
-    log:
-        "logs/local_to_global/{fig}_flows.log",
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=1000,
         runtime=30,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=lambda wildcards: config["local_to_global"][wildcards.fig],
     script:
-        "../../scripts/local_to_global_attention_flows.py"
+        "../../scripts/l2g_attention_flows.py"
 
 
 rule l2g_fig2:
     """Fig. 2: critical sets of the (e, w, a) model and flows coloured by where they end."""
     input:
-        flows="results/local_to_global/fig2_flows.csv",
+        flows="results/local_to_global/attention_flows/fig2.csv",
     output:
         **figure_outputs(FIG2, caption="../report/l2g_fig2.rst", category="Local to Global"),
-    params:
-        settings=config["local_to_global"]["fig2"],
-        zoomed=False,
-    benchmark:
-        "benchmarks/l2g_fig2/run.tsv",
     log:
         "logs/local_to_global/fig2.log",
+    benchmark:
+        "benchmarks/l2g_fig2/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=15,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=config["local_to_global"]["fig2"],
     script:
-        "../../scripts/local_to_global_attention_figure.py"
+        "../../scripts/l2g_fig2.py"
 
 
 rule l2g_fig5:
     """Fig. 5: Fig. 2 near the origin, with |e| against time (attracting or repelling e = 0)."""
     input:
-        flows="results/local_to_global/fig5_flows.csv",
+        flows="results/local_to_global/attention_flows/fig5.csv",
     output:
         **figure_outputs(FIG5, caption="../report/l2g_fig5.rst", category="Local to Global"),
-    params:
-        settings=config["local_to_global"]["fig5"],
-        zoomed=True,
-    benchmark:
-        "benchmarks/l2g_fig5/run.tsv",
     log:
         "logs/local_to_global/fig5.log",
+    benchmark:
+        "benchmarks/l2g_fig5/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=15,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=config["local_to_global"]["fig5"],
     script:
-        "../../scripts/local_to_global_attention_figure.py"
+        "../../scripts/l2g_fig5.py"
 
 
-rule l2g_basins:
+rule l2g_basin_fractions:
     """Fraction of N(0, sigma^2 I) starts whose 2-D / 3-D flow ends at a local minimum."""
     output:
-        "results/local_to_global/basins.csv",
-    params:
-        settings=config["local_to_global"]["basins"],
-    benchmark:
-        "benchmarks/l2g_basins/run.tsv",
-    priority: 50
+        "results/local_to_global/basin_fractions.csv",
     log:
-        "logs/local_to_global/basins.log",
+        "logs/local_to_global/basin_fractions.log",
+    benchmark:
+        "benchmarks/l2g_basin_fractions/run.tsv"
+    priority: 50
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=30,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/local_to_global_basins.py"
+        "../../scripts/l2g_basin_fractions.py"
 
 
 rule l2g_basin_grid:
     """2-D flow endpoints from a grid of starts against the basins of Thms 2/8 (claim 1)."""
     output:
         "results/local_to_global/basin_grid.csv",
-    params:
-        settings=config["local_to_global"]["basins"],
-    benchmark:
-        "benchmarks/l2g_basin_grid/run.tsv",
-    priority: 20
     log:
         "logs/local_to_global/basin_grid.log",
+    benchmark:
+        "benchmarks/l2g_basin_grid/run.tsv"
+    priority: 20
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=60,
-    conda:
-        ENVIRONMENT
-    script:
-        "../../scripts/local_to_global_basin_grid.py"
-
-
-rule l2g_basins_figure:
-    """Basins figure: fraction ending at a local minimum against sigma, 2-D (with theory) and 3-D."""
-    input:
-        basins=rules.l2g_basins.output[0],
-    output:
-        **figure_outputs(BASINS, caption="../report/l2g_basins.rst", category="Local to Global"),
     params:
         settings=config["local_to_global"]["basins"],
-    benchmark:
-        "benchmarks/l2g_basins_figure/run.tsv",
+    script:
+        "../../scripts/l2g_basin_grid.py"
+
+
+rule l2g_basins:
+    """Basins figure: fraction ending at a local minimum against sigma, 2-D (with theory) and 3-D."""
+    input:
+        basins=rules.l2g_basin_fractions.output[0],
+    output:
+        **figure_outputs(BASINS, caption="../report/l2g_basins.rst", category="Local to Global"),
     log:
-        "logs/local_to_global/basins_figure.log",
+        "logs/local_to_global/basins.log",
+    benchmark:
+        "benchmarks/l2g_basins/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=15,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/local_to_global_basins_figure.py"
+        "../../scripts/l2g_basins.py"
 
 
 rule l2g_claims_landscape:
     """Claims 1-4 of the spec (basins, energy, endpoint losses on sampled sequences, small initialisations)."""
     input:
-        basins=rules.l2g_basins.output[0],
+        basins=rules.l2g_basin_fractions.output[0],
         grid=rules.l2g_basin_grid.output[0],
     output:
         "results/local_to_global/claims_landscape.csv",
         sampled="results/local_to_global/endpoint_losses_sampled.csv",
-    params:
-        settings=config["local_to_global"]["basins"],
-    benchmark:
-        "benchmarks/l2g_claims_landscape/run.tsv",
     log:
         "logs/local_to_global/claims_landscape.log",
+    benchmark:
+        "benchmarks/l2g_claims_landscape/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/local_to_global_claims_landscape.py"
+        "../../scripts/l2g_claims_landscape.py"

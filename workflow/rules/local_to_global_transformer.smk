@@ -2,8 +2,15 @@
 # One training job per (experiment, init, seed); figures, tables and claims read the runs.
 
 from replication.local_to_global.ablation import variant_settings
-from replication.local_to_global.runs import (ABLATION_PATTERN, RUN_PATTERN, ablation_files, ablation_runs,
-                                              run_files, run_settings, runs)
+from replication.local_to_global.runs import (
+    ABLATION_PATTERN,
+    RUN_PATTERN,
+    ablation_files,
+    ablation_runs,
+    run_files,
+    run_settings,
+    runs,
+)
 
 L2G_TRANSFORMER = config["local_to_global"]["transformer"]
 L2G_EXPERIMENTS = L2G_TRANSFORMER["experiments"]
@@ -15,68 +22,71 @@ L2G_FIG4 = register_figure(f"{L2G_FIGURES}/fig4.pdf", "Local to Global", "Fig. 4
 L2G_FIG4_LONG = register_figure(f"{L2G_FIGURES}/fig4_long.pdf", "Local to Global", "Fig. 4 (longer horizon)")
 L2G_FIG6 = register_figure(f"{L2G_FIGURES}/fig6.pdf", "Local to Global", "Fig. 6")
 L2G_ABLATION = {
-    experiment: register_figure(f"{L2G_FIGURES}/{experiment}_ablation.pdf", "Local to Global",
-                                f"Fig. {experiment[-1]} (ablation: the authors' settings)")
+    experiment: register_figure(
+        f"{L2G_FIGURES}/{experiment}_ablation.pdf",
+        "Local to Global",
+        f"Fig. {experiment[-1]} (ablation: the authors' settings)",
+    )
     for experiment in ("fig3", "fig6")
 }
 L2G_CLAIMS = register_claims("results/local_to_global/claims_transformer.csv")
 
 
-rule l2g_transformer_train:
+rule l2g_transformer:
     """Train one run: test loss every eval_every steps (losses.csv) and parameter checkpoints (.npz)."""
     output:
         losses=f"{RUN_PATTERN}/losses.csv",
         checkpoints=f"{RUN_PATTERN}/checkpoints.npz",
+    log:
+        "logs/local_to_global/transformer/{experiment}/{init}/seed{seed}.log",
+    benchmark:
+        "benchmarks/l2g_transformer/{experiment}/{init}/seed{seed}.tsv"
     wildcard_constraints:
         experiment="|".join(L2G_EXPERIMENTS),
         init="standard|ours|rank_one",
         seed=r"\d+",
-    params:
-        settings=lambda wildcards: L2G_RUN_SETTINGS[wildcards.experiment],
-        run=lambda wildcards: f"{wildcards.experiment}/{wildcards.init}/seed{wildcards.seed}",
-    threads: L2G_TRANSFORMER["threads"]
-    benchmark:
-        "benchmarks/l2g_transformer_train/{experiment}/{init}/seed{seed}.tsv",
     priority: 100
-    log:
-        "logs/local_to_global/transformer/{experiment}/{init}/seed{seed}.log",
+    conda:
+        ENVIRONMENT
+    threads: L2G_TRANSFORMER["threads"]
     resources:
         mem_mb=4000,
         runtime=240,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=lambda wildcards: L2G_RUN_SETTINGS[wildcards.experiment],
+        run=lambda wildcards: f"{wildcards.experiment}/{wildcards.init}/seed{wildcards.seed}",
     script:
-        "../../scripts/local_to_global_transformer_train.py"
+        "../../scripts/l2g_transformer.py"
 
 
-rule l2g_ablation_train:
+rule l2g_ablation_run:
     """Retrain a figure's first run with one setting of the authors' code changed (Fig. 3 / Fig. 6 ablation)."""
     output:
         losses=f"{ABLATION_PATTERN}/losses.csv",
         checkpoints=f"{ABLATION_PATTERN}/checkpoints.npz",
+    log:
+        "logs/local_to_global/ablation_run/{experiment}/{variant}/{init}/seed{seed}.log",
+    benchmark:
+        "benchmarks/l2g_ablation_run/{experiment}/{variant}/{init}/seed{seed}.tsv"
     wildcard_constraints:
         experiment="fig3|fig6",
         variant="peak_lr|schedule_horizon|two_symbol_embedding|value_output|all_authors",
         init="standard|rank_one",
         seed=r"\d+",
+    priority: 100
+    conda:
+        ENVIRONMENT
+    threads: L2G_TRANSFORMER["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=120,
     params:
         settings=lambda wildcards: variant_settings(
             L2G_RUN_SETTINGS[wildcards.experiment], L2G_TRANSFORMER["ablation"], wildcards.variant, wildcards.init
         ),
         run=lambda wildcards: f"ablation/{wildcards.experiment}/{wildcards.variant}/seed{wildcards.seed}",
-    threads: L2G_TRANSFORMER["threads"]
-    benchmark:
-        "benchmarks/l2g_ablation_train/{experiment}/{variant}/{init}/seed{seed}.tsv",
-    priority: 100
-    log:
-        "logs/local_to_global/ablation/{experiment}/{variant}/{init}/seed{seed}.log",
-    resources:
-        mem_mb=4000,
-        runtime=120,
-    conda:
-        ENVIRONMENT
     script:
-        "../../scripts/local_to_global_transformer_train.py"
+        "../../scripts/l2g_ablation_run.py"
 
 
 rule l2g_ablation:
@@ -84,24 +94,27 @@ rule l2g_ablation:
     input:
         checkpoints=lambda wildcards: ablation_files(L2G_TRANSFORMER, wildcards.experiment),
     output:
-        **figure_outputs(f"{L2G_FIGURES}/{{experiment}}_ablation.pdf", caption="../report/l2g_ablation.rst",
-                         category="Local to Global"),
-    wildcard_constraints:
-        experiment="fig3|fig6",
-    params:
-        runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
-        settings=lambda wildcards: {**L2G_TRANSFORMER["ablation"], "experiment": wildcards.experiment},
-    benchmark:
-        "benchmarks/l2g_ablation/{experiment}.tsv",
+        **figure_outputs(
+            f"{L2G_FIGURES}/{{experiment}}_ablation.pdf",
+            caption="../report/l2g_ablation.rst",
+            category="Local to Global",
+        ),
     log:
         "logs/local_to_global/{experiment}_ablation.log",
+    benchmark:
+        "benchmarks/l2g_ablation/{experiment}.tsv"
+    wildcard_constraints:
+        experiment="fig3|fig6",
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=15,
-    conda:
-        ENVIRONMENT
+    params:
+        runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
+        settings=lambda wildcards: {**L2G_TRANSFORMER["ablation"], "experiment": wildcards.experiment},
     script:
-        "../../scripts/local_to_global_ablation.py"
+        "../../scripts/l2g_ablation.py"
 
 
 rule l2g_fig3:
@@ -112,20 +125,20 @@ rule l2g_fig3:
     output:
         **figure_outputs(L2G_FIG3, caption="../report/l2g_fig3.rst", category="Local to Global"),
         structure=f"{L2G_FIGURES}/fig3_structure.csv",
-    params:
-        settings=L2G_RUN_SETTINGS["fig3"],
-        runs=runs(L2G_TRANSFORMER, "fig3"),
-    benchmark:
-        "benchmarks/l2g_fig3/run.tsv",
     log:
         "logs/local_to_global/fig3.log",
+    benchmark:
+        "benchmarks/l2g_fig3/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=15,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=L2G_RUN_SETTINGS["fig3"],
+        runs=runs(L2G_TRANSFORMER, "fig3"),
     script:
-        "../../scripts/local_to_global_transformer_heatmaps.py"
+        "../../scripts/l2g_fig3.py"
 
 
 rule l2g_fig6:
@@ -136,20 +149,20 @@ rule l2g_fig6:
     output:
         **figure_outputs(L2G_FIG6, caption="../report/l2g_fig6.rst", category="Local to Global"),
         structure=f"{L2G_FIGURES}/fig6_structure.csv",
-    params:
-        settings=L2G_RUN_SETTINGS["fig6"],
-        runs=runs(L2G_TRANSFORMER, "fig6"),
-    benchmark:
-        "benchmarks/l2g_fig6/run.tsv",
     log:
         "logs/local_to_global/fig6.log",
+    benchmark:
+        "benchmarks/l2g_fig6/run.tsv"
+    conda:
+        ENVIRONMENT
     resources:
         mem_mb=2000,
         runtime=15,
-    conda:
-        ENVIRONMENT
+    params:
+        settings=L2G_RUN_SETTINGS["fig6"],
+        runs=runs(L2G_TRANSFORMER, "fig6"),
     script:
-        "../../scripts/local_to_global_transformer_heatmaps.py"
+        "../../scripts/l2g_fig6.py"
 
 
 rule l2g_fig4:
@@ -164,44 +177,44 @@ rule l2g_fig4:
                 L2G_FIG4_LONG, caption="../report/l2g_fig4_long.rst", category="Local to Global"
             ).items()
         },
+    log:
+        "logs/local_to_global/fig4.log",
+    benchmark:
+        "benchmarks/l2g_fig4/run.tsv"
+    conda:
+        ENVIRONMENT
+    resources:
+        mem_mb=2000,
+        runtime=15,
     params:
         runs=runs(L2G_TRANSFORMER, "fig4"),
         chain=L2G_EXPERIMENTS["fig4"]["chain"],
         window=L2G_TRANSFORMER["fig4"]["window"],
         smooth=L2G_TRANSFORMER["fig4"]["smooth"],
         settings=L2G_RUN_SETTINGS["fig4"],
-    benchmark:
-        "benchmarks/l2g_fig4/run.tsv",
-    log:
-        "logs/local_to_global/fig4.log",
-    resources:
-        mem_mb=2000,
-        runtime=15,
-    conda:
-        ENVIRONMENT
     script:
-        "../../scripts/local_to_global_transformer_losses.py"
+        "../../scripts/l2g_fig4.py"
 
 
-rule l2g_transformer_tables:
+rule l2g_tables:
     """Tables 1 (parameters, shapes, counts) and 2 (training settings), Markdown and LaTeX."""
     output:
         table1_md=register_table(f"{L2G_FIGURES}/table1.md", "Local to Global", "Table 1"),
         table1_tex=register_table(f"{L2G_FIGURES}/table1.tex", "Local to Global", "Table 1"),
         table2_md=register_table(f"{L2G_FIGURES}/table2.md", "Local to Global", "Table 2"),
         table2_tex=register_table(f"{L2G_FIGURES}/table2.tex", "Local to Global", "Table 2"),
-    params:
-        settings={**L2G_TRANSFORMER, "experiments": L2G_EXPERIMENTS},
     log:
-        "logs/local_to_global/transformer_tables.log",
+        "logs/local_to_global/tables.log",
+    localrule: True
     conda:
         ENVIRONMENT
-    localrule: True
+    params:
+        settings={**L2G_TRANSFORMER, "experiments": L2G_EXPERIMENTS},
     script:
-        "../../scripts/local_to_global_transformer_tables.py"
+        "../../scripts/l2g_tables.py"
 
 
-rule l2g_transformer_claims:
+rule l2g_claims_transformer:
     """Claims 5 (Fig. 4 plateau and escape) and 6 (rank one in Figs. 3, 6) of spec section 5."""
     input:
         fig4=rules.l2g_fig4.output.long_csv,
@@ -211,13 +224,13 @@ rule l2g_transformer_claims:
         ablation6=f"{L2G_FIGURES}/fig6_ablation.csv",
     output:
         L2G_CLAIMS,
+    log:
+        "logs/local_to_global/claims_transformer.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
     params:
         chain=L2G_EXPERIMENTS["fig4"]["chain"],
         settings=L2G_TRANSFORMER["claims"],
-    log:
-        "logs/local_to_global/claims_transformer.log",
-    conda:
-        ENVIRONMENT
-    localrule: True
     script:
-        "../../scripts/local_to_global_transformer_claims.py"
+        "../../scripts/l2g_claims_transformer.py"

@@ -11,14 +11,14 @@ rule figures_manifest:
     output:
         manifest="figures/all",
         provenance="figures/provenance.json",
+    log:
+        "logs/figures_manifest.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
     params:
         config=config,
         project_root=str(Path(workflow.basedir).parent),
         figures=FIGURES + TABLES + [{"path": CLAIMS_REPORT, "paper": "both", "figure": "claims report"}],
-    log:
-        "logs/figures_manifest.log",
-    conda:
-        ENVIRONMENT
-    localrule: True
     script:
-        "../../scripts/write_manifest.py"
+        "../../scripts/figures_manifest.py"

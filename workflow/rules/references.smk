@@ -19,9 +19,9 @@ rule claims_report:
         md=CLAIMS_REPORT,
     log:
         "logs/claims_report.log",
+    localrule: True
     conda:
         ENVIRONMENT
-    localrule: True
     script:
         "../../scripts/claims_report.py"
 
@@ -39,19 +39,19 @@ rule figures_diff:
         report="figures/diff/report.html",
         summary="figures/diff/summary.csv",
         images=directory("figures/diff/images"),
+    log:
+        "logs/figures_diff.log",
+    benchmark:
+        "benchmarks/figures_diff/run.tsv"
+    conda:
+        ENVIRONMENT
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         figures=lambda wildcards: FIGURES,
         reference_dir=str(REFERENCE_SET),
         settings=config["diff"],
-    benchmark:
-        "benchmarks/figures_diff/run.tsv",
-    log:
-        "logs/figures_diff.log",
-    resources:
-        mem_mb=2000,
-        runtime=30,
-    conda:
-        ENVIRONMENT
     script:
         "../../scripts/figures_diff.py"
 
@@ -64,8 +64,8 @@ rule figures_diff_check:
         "figures/diff/passed",
     log:
         "logs/figures_diff_check.log",
+    localrule: True
     conda:
         ENVIRONMENT
-    localrule: True
     script:
         "../../scripts/figures_diff_check.py"

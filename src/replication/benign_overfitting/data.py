@@ -7,6 +7,7 @@ mu_{+1} = ||mu|| e_0, mu_{-1} = ||mu|| e_1. Exactly ceil(n eta) labels are flipp
 The paper's variant (``noise="bernoulli"``) flips each label with probability eta and places
 the two weakly relevant tokens in random order.
 """
+
 from __future__ import annotations
 
 import math
@@ -110,8 +111,14 @@ def sample_dataset(
     roles = sample_roles(rng, n, T, noise)
     x = perturb(rng.standard_normal((n, T, d)), "tokens")
     x[..., :2] += signal_norm * signal_coefficients(clean_y, roles, rho)
-    return TokenData(x=x, y=np.where(noisy, -clean_y, clean_y), clean_y=clean_y, noisy=noisy, roles=roles,
-                     signal_norm=float(signal_norm))
+    return TokenData(
+        x=x,
+        y=np.where(noisy, -clean_y, clean_y),
+        clean_y=clean_y,
+        noisy=noisy,
+        roles=roles,
+        signal_norm=float(signal_norm),
+    )
 
 
 def cell_seed(base_seed: int, d: int, signal_norm: float) -> np.random.SeedSequence:
@@ -139,14 +146,22 @@ class GramData:
     signal_norm: float
 
     @classmethod
-    def from_tokens(cls, data: TokenData) -> "GramData":
+    def from_tokens(cls, data: TokenData) -> GramData:
         flat = data.x.reshape(-1, data.d)
-        return cls(gram=flat @ flat.T, coords=flat[:, :2].copy(), y=data.y, clean_y=data.clean_y,
-                   noisy=data.noisy, roles=data.roles, signal_norm=data.signal_norm)
+        return cls(
+            gram=flat @ flat.T,
+            coords=flat[:, :2].copy(),
+            y=data.y,
+            clean_y=data.clean_y,
+            noisy=data.noisy,
+            roles=data.roles,
+            signal_norm=data.signal_norm,
+        )
 
 
-def sample_gram_data(rng: np.random.Generator, n: int, T: int, d: int, signal_norm: float, rho: float,
-                     eta: float, noise: str = "exact") -> GramData:
+def sample_gram_data(
+    rng: np.random.Generator, n: int, T: int, d: int, signal_norm: float, rho: float, eta: float, noise: str = "exact"
+) -> GramData:
     """The same data model drawn without its d coordinates: exact in distribution.
 
     Split each token into its first two coordinates (signal plus noise, kept) and the other d - 2
@@ -163,9 +178,15 @@ def sample_gram_data(rng: np.random.Generator, n: int, T: int, d: int, signal_no
     bartlett = np.tril(rng.standard_normal((N, N)), -1)
     bartlett[np.diag_indices(N)] = np.sqrt(rng.chisquare(d - 2 - np.arange(N)))
     coords, bartlett = perturb(coords, "coords"), perturb(bartlett, "bartlett")  # no-op unless an ensemble
-    return GramData(gram=coords @ coords.T + bartlett @ bartlett.T, coords=coords,
-                    y=np.where(noisy, -clean_y, clean_y), clean_y=clean_y, noisy=noisy, roles=roles,
-                    signal_norm=float(signal_norm))
+    return GramData(
+        gram=coords @ coords.T + bartlett @ bartlett.T,
+        coords=coords,
+        y=np.where(noisy, -clean_y, clean_y),
+        clean_y=clean_y,
+        noisy=noisy,
+        roles=roles,
+        signal_norm=float(signal_norm),
+    )
 
 
 def token_outputs(coords: np.ndarray, signal_norm: float) -> np.ndarray:

@@ -1,9 +1,10 @@
 """The d x ||mu|| grid of Figs. 4-6: independent data per cell, cells trained in small batches."""
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import product
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -11,19 +12,34 @@ import pandas as pd
 from . import metrics
 from .data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE, cell_seed, sample_gram_data, train_test_generators
 from .model import logistic_loss
-from .train import GramProblem, evaluate, outputs, stack, project_test_set, train_gram
+from .train import GramProblem, evaluate, outputs, project_test_set, stack, train_gram
 
 GRID_COLUMNS = [
-    "d", "signal_norm", "seed", "steps",
-    "train_loss", "test_loss", "train_accuracy", "test_accuracy",
-    "eq9_ratio", "eq9_ratio_as_coded", "eq10_ratio", "eq10_ratio_as_coded", "eq10_ratio_as_coded_last",
-    "n_clean_plus", "n_clean_minus", "n_noisy", "noisy_fitted", "noisy_on_weak_opposite", "noisy_on_irrelevant",
+    "d",
+    "signal_norm",
+    "seed",
+    "steps",
+    "train_loss",
+    "test_loss",
+    "train_accuracy",
+    "test_accuracy",
+    "eq9_ratio",
+    "eq9_ratio_as_coded",
+    "eq10_ratio",
+    "eq10_ratio_as_coded",
+    "eq10_ratio_as_coded_last",
+    "n_clean_plus",
+    "n_clean_minus",
+    "n_noisy",
+    "noisy_fitted",
+    "noisy_on_weak_opposite",
+    "noisy_on_irrelevant",
     "clean_on_relevant",
 ]
 
 
 @dataclass(frozen=True)
-class Model:
+class RunSettings:
     """The data and training settings shared by every run (paper Sec. 5)."""
 
     n: int = 20
@@ -35,7 +51,7 @@ class Model:
     noise: str = "exact"
 
     @classmethod
-    def from_config(cls, settings: dict) -> "Model":
+    def from_config(cls, settings: dict) -> RunSettings:
         return cls(**{key: settings[key] for key in cls.__dataclass_fields__})
 
 
@@ -53,23 +69,24 @@ def grid_cells(settings: dict) -> list[tuple[int, float, int]]:
 
 
 def shards(cells: list, shard_size: int) -> list[list]:
-    return [cells[k:k + shard_size] for k in range(0, len(cells), shard_size)]
+    return [cells[k : k + shard_size] for k in range(0, len(cells), shard_size)]
 
 
-def cell_problem(d: int, signal_norm: float, seed: int, model: Model):
+def cell_problem(d: int, signal_norm: float, seed: int, model: RunSettings):
     """Training data of one cell (drawn as its Gram matrix) and the cell's independent test stream."""
     train_rng, test_rng = train_test_generators(cell_seed(seed, d, signal_norm))
     data = sample_gram_data(train_rng, model.n, model.T, d, signal_norm, model.rho, model.eta, model.noise)
     return data, GramProblem.from_gram_data(data), test_rng
 
 
-def run_cells(cells: Iterable[tuple[int, float, int]], model: Model, steps: int, batch_cells: int,
-              progress=None) -> pd.DataFrame:
+def run_cells(
+    cells: Iterable[tuple[int, float, int]], model: RunSettings, steps: int, batch_cells: int, progress=None
+) -> pd.DataFrame:
     """Train every cell for ``steps`` steps, ``batch_cells`` at a time; one row per cell."""
     rows = []
     cells = list(cells)
     for start in range(0, len(cells), batch_cells):
-        batch = cells[start:start + batch_cells]
+        batch = cells[start : start + batch_cells]
         built = [cell_problem(d, m, seed, model) for d, m, seed in batch]
         gram, gamma, y = stack([problem for _, problem, _ in built])
         run = train_gram(gram, gamma, y, model.lr, steps)
@@ -79,7 +96,7 @@ def run_cells(cells: Iterable[tuple[int, float, int]], model: Model, steps: int,
     return pd.DataFrame(rows, columns=GRID_COLUMNS)
 
 
-def _summaries(batch, built, run, model: Model, steps: int) -> list[dict]:
+def _summaries(batch, built, run, model: RunSettings, steps: int) -> list[dict]:
     clean = np.stack([~data.noisy for data, _, _ in built])
     y = np.stack([data.y for data, _, _ in built])
     gamma = np.stack([problem.gamma for _, problem, _ in built])
@@ -97,21 +114,29 @@ def _summaries(batch, built, run, model: Model, steps: int) -> list[dict]:
     plus, minus = metrics.class_masks(clean, y)
     rows = []
     for k, ((d, m, seed), (data, problem, test_rng)) in enumerate(zip(batch, built)):
-        u, g, y_test = project_test_set(test_rng, run.a[k], problem, m, model.n_test, model.T, model.rho,
-                                        model.noise)
+        u, g, y_test = project_test_set(test_rng, run.a[k], problem, m, model.n_test, model.T, model.rho, model.noise)
         test_loss, test_acc = evaluate(u, g, y_test)
         noisy = data.noisy
-        rows.append({
-            "d": d, "signal_norm": m, "seed": seed, "steps": steps,
-            "train_loss": train_loss[k], "test_loss": float(test_loss),
-            "train_accuracy": train_acc[k], "test_accuracy": float(test_acc),
-            **{key: float(value[k]) for key, value in ratios.items()},
-            "n_clean_plus": int(plus[k].sum()), "n_clean_minus": int(minus[k].sum()), "n_noisy": int(noisy.sum()),
-            "noisy_fitted": int(fitted[k][noisy].sum()),
-            "noisy_on_weak_opposite": int((chosen[k][noisy] == WEAK_OPPOSITE).sum()),
-            "noisy_on_irrelevant": int((chosen[k][noisy] == IRRELEVANT).sum()),
-            "clean_on_relevant": int((chosen[k][~noisy] == RELEVANT).sum()),
-        })
+        rows.append(
+            {
+                "d": d,
+                "signal_norm": m,
+                "seed": seed,
+                "steps": steps,
+                "train_loss": train_loss[k],
+                "test_loss": float(test_loss),
+                "train_accuracy": train_acc[k],
+                "test_accuracy": float(test_acc),
+                **{key: float(value[k]) for key, value in ratios.items()},
+                "n_clean_plus": int(plus[k].sum()),
+                "n_clean_minus": int(minus[k].sum()),
+                "n_noisy": int(noisy.sum()),
+                "noisy_fitted": int(fitted[k][noisy].sum()),
+                "noisy_on_weak_opposite": int((chosen[k][noisy] == WEAK_OPPOSITE).sum()),
+                "noisy_on_irrelevant": int((chosen[k][noisy] == IRRELEVANT).sum()),
+                "clean_on_relevant": int((chosen[k][~noisy] == RELEVANT).sum()),
+            }
+        )
     return rows
 
 

@@ -17,9 +17,12 @@ Two variants of Eqs. 9 and 10:
 Accumulations run over the logged steps tau = 0..steps-1 (scores before each update), as the
 authors log them.
 """
+
 from __future__ import annotations
 
 import numpy as np
+
+from .data import RELEVANT
 
 
 def relevance(s: np.ndarray) -> np.ndarray:
@@ -88,3 +91,15 @@ def eq10_ratio_as_coded_last(pair_sum, last_q, clean, y) -> np.ndarray:
     plus, minus, n_plus, n_minus = coded_class_sums(last_q, total - last_q.sum(-1), clean, y)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (plus / n_plus) / (minus / n_minus)
+
+
+def relevant_probability(traj: dict) -> np.ndarray:
+    """r = s_R of every recorded step and training sample, shape (steps, samples)."""
+    relevant_token = np.argmax(traj["roles"] == RELEVANT, axis=1)
+    return np.take_along_axis(traj["probabilities"], relevant_token[None, :, None], axis=-1)[..., 0]
+
+
+def final_roles(traj: dict) -> np.ndarray:
+    """Role of each sample's most probable token at the end of the run."""
+    chosen = traj["probabilities"][-1].argmax(-1)
+    return traj["roles"][np.arange(len(chosen)), chosen]

@@ -3,6 +3,7 @@
 This is the direct reference: every step touches the full (n, T, d) data. The fast trainer in
 ``train.py`` runs the same gradient descent in the span of the training tokens.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Figures of Benign overfitting. Each function returns (figure, tidy data it plotted)."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -8,20 +9,29 @@ import seaborn as sns
 from matplotlib.colors import TwoSlopeNorm
 
 from .data import IRRELEVANT, RELEVANT, ROLE_NAMES, WEAK_ALIGNED, WEAK_OPPOSITE
+from .metrics import final_roles, relevant_probability
 
 CLASS_COLOURS = {1: "C0", -1: "C1"}
 # Legend labels of the token roles (the paper's notation)
-ROLE_LABELS = {RELEVANT: r"Relevant $\mathcal{R}$", WEAK_ALIGNED: r"Weakly relevant $\mathcal{W}_{Y^*}$",
-               WEAK_OPPOSITE: r"Weakly relevant $\mathcal{W}_{-Y^*}$", IRRELEVANT: r"Irrelevant $\mathcal{I}$"}
-SCENARIO_TITLES = {"benign": "Benign overfitting", "harmful": "Harmful overfitting",
-                   "not_overfitting": "Not overfitting"}
+ROLE_LABELS = {
+    RELEVANT: r"Relevant $\mathcal{R}$",
+    WEAK_ALIGNED: r"Weakly relevant $\mathcal{W}_{Y^*}$",
+    WEAK_OPPOSITE: r"Weakly relevant $\mathcal{W}_{-Y^*}$",
+    IRRELEVANT: r"Irrelevant $\mathcal{I}$",
+}
+SCENARIO_TITLES = {
+    "benign": "Benign overfitting",
+    "harmful": "Harmful overfitting",
+    "not_overfitting": "Not overfitting",
+}
 
 
 def fig1(frame: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     """Selected tokens along mu_{-1} (x) and mu_{+1} (y): train (squares) over test (circles)."""
     scenarios = list(dict.fromkeys(frame.scenario))
-    fig, axes = plt.subplots(2, len(scenarios), figsize=(3.3 * len(scenarios), 5.6), sharex=True, sharey=True,
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        2, len(scenarios), figsize=(3.3 * len(scenarios), 5.6), sharex=True, sharey=True, squeeze=False
+    )
     low = min(frame.x_minus.min(), frame.x_plus.min()) - 1
     high = max(frame.x_minus.max(), frame.x_plus.max()) + 1
     edge = np.array([low, high])
@@ -34,10 +44,12 @@ def fig1(frame: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
             ax.fill_between(edge, low, edge, color=CLASS_COLOURS[-1], alpha=0.08, lw=0)
             for label in (1, -1):
                 points = part[part.label == label]
-                style = (dict(marker="s", color=CLASS_COLOURS[label], alpha=0.7, edgecolor="white", lw=0.4)
-                         if split == "train" else dict(marker="o", facecolor="none", edgecolor=CLASS_COLOURS[label]))
-                ax.scatter(points.x_minus, points.x_plus, s=22, label=f"{split.capitalize()}: Y = {label:+d}",
-                           **style)
+                style = (
+                    dict(marker="s", color=CLASS_COLOURS[label], alpha=0.7, edgecolor="white", lw=0.4)
+                    if split == "train"
+                    else dict(marker="o", facecolor="none", edgecolor=CLASS_COLOURS[label])
+                )
+                ax.scatter(points.x_minus, points.x_plus, s=22, label=f"{split.capitalize()}: Y = {label:+d}", **style)
             ax.set(xlim=(low, high), ylim=(low, high))
             ax.legend(loc="upper right", frameon=True)
             ax.text(0.03, 0.03, f"accuracy {part.correct.mean():.2f}", transform=ax.transAxes, fontsize=8)
@@ -52,34 +64,35 @@ def fig1(frame: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     return fig, frame.assign(accuracy=accuracy)
 
 
-def relevant_probability(traj: dict) -> np.ndarray:
-    """r = s_R of every recorded step and training sample, shape (steps, samples)."""
-    relevant_token = np.argmax(traj["roles"] == RELEVANT, axis=1)
-    return np.take_along_axis(traj["probabilities"], relevant_token[None, :, None], axis=-1)[..., 0]
-
-
 def fig2(traj: dict) -> tuple[plt.Figure, pd.DataFrame]:
     """S = r (1 - r) against r = s_R along a real run: clean samples go to r -> 1, noisy to r -> 0."""
     relevant = relevant_probability(traj)
-    frame = pd.DataFrame({
-        "step": np.repeat(traj["steps"], relevant.shape[1]),
-        "sample": np.tile(np.arange(relevant.shape[1]), len(traj["steps"])),
-        "noisy": np.tile(traj["noisy"], len(traj["steps"])),
-        "r": relevant.ravel(),
-    })
+    frame = pd.DataFrame(
+        {
+            "step": np.repeat(traj["steps"], relevant.shape[1]),
+            "sample": np.tile(np.arange(relevant.shape[1]), len(traj["steps"])),
+            "noisy": np.tile(traj["noisy"], len(traj["steps"])),
+            "r": relevant.ravel(),
+        }
+    )
     frame["S"] = frame.r * (1 - frame.r)
     fig, (ax_r, ax_t) = plt.subplots(1, 2, figsize=(9, 3.6))
     grid = np.linspace(0, 1, 201)
     ax_r.plot(grid, grid * (1 - grid), color="0.8", lw=3, zorder=0, label="S = r (1 - r)")
     for noisy, colour, name in ((False, "C0", "clean"), (True, "C3", "noisy")):
-        for k, (sample, part) in enumerate(frame[frame.noisy == noisy].groupby("sample")):
+        for k, (_sample, part) in enumerate(frame[frame.noisy == noisy].groupby("sample")):
             label = f"{name} samples" if k == 0 else None
             ax_r.plot(part.r, part.S, color=colour, lw=1, alpha=0.8, label=label)
             ax_r.plot(part.r.iloc[-1], part.S.iloc[-1], "o", color=colour, ms=3)
             ax_t.plot(part.step, part.S, color=colour, lw=1, alpha=0.8, label=label)
     ax_r.axvline(relevant[0, 0], color="0.5", ls=":", lw=1)
-    ax_r.set(xlabel=r"$r = \sum_{t\in R} s_t$", ylabel=r"$S = r(1-r)$", xlim=(0, 1), ylim=(0, 0.26),
-             title="S against the relevant-token probability")
+    ax_r.set(
+        xlabel=r"$r = \sum_{t\in R} s_t$",
+        ylabel=r"$S = r(1-r)$",
+        xlim=(0, 1),
+        ylim=(0, 0.26),
+        title="S against the relevant-token probability",
+    )
     ax_t.set(xlabel="step", ylabel=r"$S$", title="S over training")
     ax_r.legend(loc="upper right")
     ax_t.legend(loc="upper right")
@@ -88,18 +101,15 @@ def fig2(traj: dict) -> tuple[plt.Figure, pd.DataFrame]:
     return fig, frame
 
 
-def final_roles(traj: dict) -> np.ndarray:
-    """Role of each sample's most probable token at the end of the run."""
-    chosen = traj["probabilities"][-1].argmax(-1)
-    return traj["roles"][np.arange(len(chosen)), chosen]
-
-
 # Rows of Figs. 3a-c: (title, noisy?, roles the sample must end on)
 FIG3_ROWS = {
     "a": [("Clean sample", False, (RELEVANT,)), ("Noisy sample", True, (WEAK_OPPOSITE,))],
     "b": [("Clean sample", False, (RELEVANT,)), ("Noisy sample", True, (IRRELEVANT,))],
-    "c": [("Clean sample", False, (RELEVANT,)), ("Noisy sample (fitted)", True, (WEAK_OPPOSITE,)),
-          ("Noisy sample (not fitted)", True, (RELEVANT,))],
+    "c": [
+        ("Clean sample", False, (RELEVANT,)),
+        ("Noisy sample (fitted)", True, (WEAK_OPPOSITE,)),
+        ("Noisy sample (not fitted)", True, (RELEVANT,)),
+    ],
 }
 
 
@@ -128,17 +138,29 @@ def fig3(traj: dict, panel: str) -> tuple[plt.Figure, pd.DataFrame]:
     for ax, (title, _, wanted), (sample, matched) in zip(axes[:, 0], rows, picks):
         for token in range(traj["roles"].shape[1]):
             role = traj["roles"][sample, token]
-            ax.plot(traj["steps"], traj["probabilities"][:, sample, token], color=f"C{token % 10}", lw=1.3,
-                    label=ROLE_LABELS[role])
+            ax.plot(
+                traj["steps"],
+                traj["probabilities"][:, sample, token],
+                color=f"C{token % 10}",
+                lw=1.3,
+                label=ROLE_LABELS[role],
+            )
         note = "" if matched else f" (none ends on {ROLE_NAMES[wanted[0]]})"
         ax.set(title=f"{title}{note}", ylabel="Softmax probability")
-        frames.append(pd.DataFrame({
-            "row": title, "sample": sample, "matched": matched, "final_role": ROLE_NAMES[ends[sample]],
-            "step": np.repeat(traj["steps"], traj["roles"].shape[1]),
-            "token": np.tile(np.arange(traj["roles"].shape[1]), len(traj["steps"])),
-            "role": np.tile([ROLE_NAMES[r] for r in traj["roles"][sample]], len(traj["steps"])),
-            "probability": traj["probabilities"][:, sample, :].ravel(),
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "row": title,
+                    "sample": sample,
+                    "matched": matched,
+                    "final_role": ROLE_NAMES[ends[sample]],
+                    "step": np.repeat(traj["steps"], traj["roles"].shape[1]),
+                    "token": np.tile(np.arange(traj["roles"].shape[1]), len(traj["steps"])),
+                    "role": np.tile([ROLE_NAMES[r] for r in traj["roles"][sample]], len(traj["steps"])),
+                    "probability": traj["probabilities"][:, sample, :].ravel(),
+                }
+            )
+        )
     axes[0, 0].legend(loc="center right", fontsize=6)
     axes[-1, 0].set_xlabel("Time step")
     fig.suptitle(f"d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}", y=1.0)
@@ -154,8 +176,9 @@ def _pivot(grid: pd.DataFrame, column: str, statistic: str = "mean") -> pd.DataF
     return table.sort_index(ascending=False)
 
 
-def heatmaps(grid: pd.DataFrame, panels: list[dict], suptitle: str | None = None, statistic: str = "mean"
-             ) -> tuple[plt.Figure, pd.DataFrame]:
+def heatmaps(
+    grid: pd.DataFrame, panels: list[dict], suptitle: str | None = None, statistic: str = "mean"
+) -> tuple[plt.Figure, pd.DataFrame]:
     """One heatmap per panel: {column, title, cmap, centre (optional: diverging around it)}; each cell
     shows ``statistic`` over the seeds of that (d, ||mu||)."""
     seeds = grid.seed.nunique()
@@ -168,9 +191,16 @@ def heatmaps(grid: pd.DataFrame, panels: list[dict], suptitle: str | None = None
             low, high = np.nanmin(table.values), np.nanmax(table.values)
             centre = panel["centre"]
             norm = TwoSlopeNorm(vcenter=centre, vmin=min(low, centre - 1e-9), vmax=max(high, centre + 1e-9))
-        sns.heatmap(table, ax=ax, cmap=panel.get("cmap", "viridis"), norm=norm, square=False,
-                    cbar_kws={"label": panel.get("label", panel["column"])},
-                    xticklabels=2, yticklabels=2)
+        sns.heatmap(
+            table,
+            ax=ax,
+            cmap=panel.get("cmap", "viridis"),
+            norm=norm,
+            square=False,
+            cbar_kws={"label": panel.get("label", panel["column"])},
+            xticklabels=2,
+            yticklabels=2,
+        )
         ax.set(title=f"{panel['title']} ({over})", xlabel=r"Signal norm $\|\mu\|_2$", ylabel="Dimension $d$")
     if suptitle:
         fig.suptitle(suptitle, y=1.02)
@@ -183,25 +213,52 @@ def heatmaps(grid: pd.DataFrame, panels: list[dict], suptitle: str | None = None
 
 
 HEATMAPS = {
-    "fig4": dict(panels=[dict(column="eq9_ratio", centre=1.0, cmap="coolwarm",
-                              title="Eq. 9: LHS / RHS, as defined", label="ratio (white at 1; blue: < 1)")]),
-    "fig4_as_coded": dict(panels=[dict(column="eq9_ratio_as_coded", cmap="coolwarm",
-                                       title="Eq. 9 ratio as coded (authors' v1)", label="ratio")],
-                          suptitle="As coded: one running sum over the log; ~ the smaller clean-class size"),
-    "fig5": dict(panels=[dict(column="train_loss", title="Train loss", label="loss"),
-                         dict(column="test_loss", title="Test loss", label="loss")]),
+    "fig4": dict(
+        panels=[
+            dict(
+                column="eq9_ratio",
+                centre=1.0,
+                cmap="coolwarm",
+                title="Eq. 9: LHS / RHS, as defined",
+                label="ratio (white at 1; blue: < 1)",
+            )
+        ]
+    ),
+    "fig4_as_coded": dict(
+        panels=[
+            dict(
+                column="eq9_ratio_as_coded", cmap="coolwarm", title="Eq. 9 ratio as coded (authors' v1)", label="ratio"
+            )
+        ],
+        suptitle="As coded: one running sum over the log; ~ the smaller clean-class size",
+    ),
+    "fig5": dict(
+        panels=[
+            dict(column="train_loss", title="Train loss", label="loss"),
+            dict(column="test_loss", title="Test loss", label="loss"),
+        ]
+    ),
     "fig6": dict(panels=[dict(column="eq10_ratio", title="Eq. 10 class balance, as defined", label="ratio")]),
-    "fig6_as_coded": dict(panels=[dict(column="eq10_ratio_as_coded", title="Eq. 10 ratio as coded (authors' v1)",
-                                       label="ratio")],
-                          suptitle="As coded, first logged step: ratio of the classes' mean sample index"),
-    "accuracy": dict(panels=[dict(column="train_accuracy", title="Train accuracy", label="accuracy"),
-                             dict(column="test_accuracy", title="Test accuracy", label="accuracy")]),
+    "fig6_as_coded": dict(
+        panels=[dict(column="eq10_ratio_as_coded", title="Eq. 10 ratio as coded (authors' v1)", label="ratio")],
+        suptitle="As coded, first logged step: ratio of the classes' mean sample index",
+    ),
+    "accuracy": dict(
+        panels=[
+            dict(column="train_accuracy", title="Train accuracy", label="accuracy"),
+            dict(column="test_accuracy", title="Test accuracy", label="accuracy"),
+        ]
+    ),
     # Companion of the mean heatmaps: how much each cell moves from seed to seed.
-    "seed_spread": dict(panels=[dict(column="eq9_ratio", title="Eq. 9 ratio", label="std over seeds"),
-                                dict(column="eq10_ratio", title="Eq. 10 ratio", label="std over seeds"),
-                                dict(column="test_loss", title="Test loss", label="std over seeds"),
-                                dict(column="test_accuracy", title="Test accuracy", label="std over seeds")],
-                        statistic="std"),
+    "seed_spread": dict(
+        panels=[
+            dict(column="eq9_ratio", title="Eq. 9 ratio", label="std over seeds"),
+            dict(column="eq10_ratio", title="Eq. 10 ratio", label="std over seeds"),
+            dict(column="test_loss", title="Test loss", label="std over seeds"),
+            dict(column="test_accuracy", title="Test accuracy", label="std over seeds"),
+        ],
+        statistic="std",
+    ),
 }
 
 

@@ -1,20 +1,21 @@
 """Single runs behind Figs. 1-3: the hand-built token selections of Fig. 1 and the recorded
 training trajectories of Figs. 2 and 3."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from .data import (RELEVANT, WEAK_OPPOSITE, cell_seed, head, sample_dataset, signal_coefficients,
-                   train_test_generators)
-from .grid import Model
+from .data import RELEVANT, WEAK_OPPOSITE, cell_seed, head, sample_dataset, signal_coefficients, train_test_generators
+from .grid import RunSettings
 from .train import GramProblem, train_gram
 
 SCENARIOS = ("benign", "harmful", "not_overfitting")
 
 
-def fig1_selections(d: int, signal_norm: float, n: int, n_test: int, model: Model, scales: dict, seed: int
-                    ) -> pd.DataFrame:
+def fig1_selections(
+    d: int, signal_norm: float, n: int, n_test: int, model: RunSettings, scales: dict, seed: int
+) -> pd.DataFrame:
     """Fig. 1: hard token selection t = argmax_t x_t . p with p = mu_{+1} + mu_{-1} + c * noise.
 
     noise = sum over clean i of eps_0^(i) + sum over noisy j of eps_2^(j): the noise of the token
@@ -41,16 +42,27 @@ def fig1_selections(d: int, signal_norm: float, n: int, n_test: int, model: Mode
             selected = np.argmax(data.x @ p, axis=1)
             tokens = data.x[np.arange(data.n), selected]
             prediction = np.sign(tokens @ nu)
-            frames.append(pd.DataFrame({
-                "scenario": scenario, "scale": scales[scenario], "split": split, "sample": np.arange(data.n),
-                "label": data.y, "noisy": data.noisy, "selected_token": selected,
-                "selected_role": data.roles[np.arange(data.n), selected],
-                "x_minus": tokens[:, 1], "x_plus": tokens[:, 0], "correct": prediction == data.y,
-            }))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "scenario": scenario,
+                        "scale": scales[scenario],
+                        "split": split,
+                        "sample": np.arange(data.n),
+                        "label": data.y,
+                        "noisy": data.noisy,
+                        "selected_token": selected,
+                        "selected_role": data.roles[np.arange(data.n), selected],
+                        "x_minus": tokens[:, 1],
+                        "x_plus": tokens[:, 0],
+                        "correct": prediction == data.y,
+                    }
+                )
+            )
     return pd.concat(frames, ignore_index=True)
 
 
-def trajectory(d: int, signal_norm: float, seed: int, model: Model, steps: int, record_every: int) -> dict:
+def trajectory(d: int, signal_norm: float, seed: int, model: RunSettings, steps: int, record_every: int) -> dict:
     """One training run with every token's probability recorded every ``record_every`` steps.
 
     Returns arrays for ``np.savez``: probabilities (records, n, T), the recorded steps, labels,
@@ -61,6 +73,12 @@ def trajectory(d: int, signal_norm: float, seed: int, model: Model, steps: int, 
     problem = GramProblem.from_data(data)
     run = train_gram(problem.gram[None], problem.gamma[None], problem.y[None], model.lr, steps, record_every)
     return {
-        "probabilities": run.trajectory[0], "steps": run.record_steps, "y": data.y, "clean_y": data.clean_y,
-        "noisy": data.noisy, "roles": data.roles, "d": np.array(d), "signal_norm": np.array(signal_norm),
+        "probabilities": run.trajectory[0],
+        "steps": run.record_steps,
+        "y": data.y,
+        "clean_y": data.clean_y,
+        "noisy": data.noisy,
+        "roles": data.roles,
+        "d": np.array(d),
+        "signal_norm": np.array(signal_norm),
     }

@@ -4,6 +4,7 @@ Gradient descent from p(0) = 0 keeps p in the span of the N = nT training tokens
 p = X^T a the update p <- p - alpha sum c_j x_j is a <- a - alpha c, and the logits are
 X p = K a with K = X X^T. A step costs O(N^2) whatever d is.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,8 +12,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .data import (GramData, TokenData, sample_dataset, sample_labels, sample_roles, signal_coefficients,
-                   token_outputs)
+from .data import GramData, TokenData, sample_dataset, sample_labels, sample_roles, signal_coefficients, token_outputs
 from .model import logistic_loss, softmax
 
 
@@ -27,13 +27,17 @@ class GramProblem:
     y: np.ndarray
 
     @classmethod
-    def from_gram_data(cls, data: GramData) -> "GramProblem":
+    def from_gram_data(cls, data: GramData) -> GramProblem:
         n, T = data.roles.shape
-        return cls(gram=data.gram, gamma=token_outputs(data.coords, data.signal_norm).reshape(n, T),
-                   coords=data.coords, y=data.y.astype(float))
+        return cls(
+            gram=data.gram,
+            gamma=token_outputs(data.coords, data.signal_norm).reshape(n, T),
+            coords=data.coords,
+            y=data.y.astype(float),
+        )
 
     @classmethod
-    def from_data(cls, data: TokenData) -> "GramProblem":
+    def from_data(cls, data: TokenData) -> GramProblem:
         return cls.from_gram_data(GramData.from_tokens(data))
 
 
@@ -59,12 +63,16 @@ class GramRun:
 
 def stack(problems: list[GramProblem]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Batch arrays (gram, gamma, y) of several problems."""
-    return (np.stack([p.gram for p in problems]), np.stack([p.gamma for p in problems]),
-            np.stack([p.y for p in problems]))
+    return (
+        np.stack([p.gram for p in problems]),
+        np.stack([p.gamma for p in problems]),
+        np.stack([p.y for p in problems]),
+    )
 
 
-def train_gram(gram: np.ndarray, gamma: np.ndarray, y: np.ndarray, lr: float, steps: int,
-               record_every: int = 0) -> GramRun:
+def train_gram(
+    gram: np.ndarray, gamma: np.ndarray, y: np.ndarray, lr: float, steps: int, record_every: int = 0
+) -> GramRun:
     """Full-batch gradient descent for B independent runs: gram (B, N, N), gamma (B, n, T), y (B, n).
 
     Compiled with Numba: each run keeps its 200 kB Gram matrix in cache for all its steps, so a
@@ -76,13 +84,31 @@ def train_gram(gram: np.ndarray, gamma: np.ndarray, y: np.ndarray, lr: float, st
     y = np.ascontiguousarray(y, dtype=np.float64)
     B, n, T = gamma.shape
     record_steps = np.r_[np.arange(0, steps, record_every), steps] if record_every else np.zeros(0, dtype=int)
-    out = GramRun(a=np.zeros((B, n * T)), final_s=np.empty((B, n, T)), pair_sum=np.zeros((B, n, T)),
-                  first_q=np.zeros((B, n)), last_q=np.zeros((B, n)), steps=steps,
-                  trajectory=np.empty((B, len(record_steps), n, T)) if record_every else None,
-                  record_steps=record_steps if record_every else None)
+    out = GramRun(
+        a=np.zeros((B, n * T)),
+        final_s=np.empty((B, n, T)),
+        pair_sum=np.zeros((B, n, T)),
+        first_q=np.zeros((B, n)),
+        last_q=np.zeros((B, n)),
+        steps=steps,
+        trajectory=np.empty((B, len(record_steps), n, T)) if record_every else None,
+        record_steps=record_steps if record_every else None,
+    )
     records = out.trajectory if record_every else np.empty((B, 0, n, T))
-    _descent(gram, gamma, y, float(lr), int(steps), int(record_every), out.a, out.final_s, out.pair_sum,
-             out.first_q, out.last_q, records)
+    _descent(
+        gram,
+        gamma,
+        y,
+        float(lr),
+        int(steps),
+        int(record_every),
+        out.a,
+        out.final_s,
+        out.pair_sum,
+        out.first_q,
+        out.last_q,
+        records,
+    )
     return out
 
 
@@ -90,8 +116,20 @@ def train_gram(gram: np.ndarray, gamma: np.ndarray, y: np.ndarray, lr: float, st
 def _descent(gram, gamma, y, lr, steps, record_every, a_out, final_s, pair_sum, first_q, last_q, records):
     B, n, T = gamma.shape
     for b in range(B):
-        _descent_one(gram[b], gamma[b], y[b], lr, steps, record_every, a_out[b], final_s[b], pair_sum[b],
-                     first_q[b], last_q[b], records[b])
+        _descent_one(
+            gram[b],
+            gamma[b],
+            y[b],
+            lr,
+            steps,
+            record_every,
+            a_out[b],
+            final_s[b],
+            pair_sum[b],
+            first_q[b],
+            last_q[b],
+            records[b],
+        )
 
 
 @numba.njit(cache=True)
@@ -147,8 +185,16 @@ def evaluate(u: np.ndarray, g: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, n
     return logistic_loss(margin).mean(-1), (margin > 0).mean(-1)
 
 
-def project_test_set(rng: np.random.Generator, a: np.ndarray, problem: GramProblem, signal_norm: float,
-                     n_test: int, T: int, rho: float, noise: str = "exact"):
+def project_test_set(
+    rng: np.random.Generator,
+    a: np.ndarray,
+    problem: GramProblem,
+    signal_norm: float,
+    n_test: int,
+    T: int,
+    rho: float,
+    noise: str = "exact",
+):
     """Draw a fresh clean test set through its two projections per token, exactly in distribution.
 
     A test token is x = m + eps with signal m in span(e_0, e_1) and eps ~ N(0, I_d) independent of
@@ -174,8 +220,16 @@ def project_test_set(rng: np.random.Generator, a: np.ndarray, problem: GramProbl
     return u, g, clean_y.astype(float)
 
 
-def materialise_test_set(rng: np.random.Generator, p: np.ndarray, nu: np.ndarray, signal_norm: float,
-                      n_test: int, T: int, rho: float, noise: str = "exact"):
+def materialise_test_set(
+    rng: np.random.Generator,
+    p: np.ndarray,
+    nu: np.ndarray,
+    signal_norm: float,
+    n_test: int,
+    T: int,
+    rho: float,
+    noise: str = "exact",
+):
     """The same draw with the test tokens in d dimensions (the reference for the projection)."""
     data = sample_dataset(rng, n_test, T, p.shape[0], signal_norm, rho, 0.0, noise)
     return data.x @ p, data.x @ nu, data.y.astype(float)

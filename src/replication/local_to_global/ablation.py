@@ -17,6 +17,7 @@ checkpoints of Fig. 3 and a late one matter:
 The GPT-2 initialisation (N(0, 0.02^2), output projections / sqrt 2, positional embeddings
 N(0, 0.02^2), zero biases) is the same in both, so it is no variant.
 """
+
 from __future__ import annotations
 
 import copy

@@ -3,6 +3,7 @@
 Both models share one interface (``gap_derivatives``, ``energy``, ``loss``, ``classify_endpoint``
 taking the coordinates in order), so every function here takes the model by name.
 """
+
 from __future__ import annotations
 
 from types import ModuleType
@@ -32,7 +33,9 @@ def relative_drift(energy: np.ndarray, start: np.ndarray) -> np.ndarray:
     return np.abs(energy - start) / np.maximum(np.abs(start), 1.0)
 
 
-def flow_endpoints(chain: MarkovChain, model: str, starts: np.ndarray, flow_time: float, rounds: int = 4) -> pd.DataFrame:
+def flow_endpoints(
+    chain: MarkovChain, model: str, starts: np.ndarray, flow_time: float, rounds: int = 4
+) -> pd.DataFrame:
     """Integrate the flow from ``starts`` (n, k) and label where each one ends.
 
     Starts that have not settled on a critical set by ``flow_time`` (slow approaches to the
@@ -87,7 +90,11 @@ def measure_basins(settings: dict, log=None) -> pd.DataFrame:
         ends = flow_endpoints(chain, model, starts, settings["flow_time"], settings["rounds"])
         local = ends.endpoint == canonical.LOCAL_MIN
         row = {
-            "model": model, "p": chain.p, "q": chain.q, "sigma": sigma, "n_starts": len(starts),
+            "model": model,
+            "p": chain.p,
+            "q": chain.q,
+            "sigma": sigma,
+            "n_starts": len(starts),
             "fraction_local_min": local.mean(),
             "fraction_global_min": (ends.endpoint == canonical.GLOBAL_MIN).mean(),
             "fraction_other": (~ends.endpoint.isin([canonical.LOCAL_MIN, canonical.GLOBAL_MIN])).mean(),
@@ -102,8 +109,15 @@ def measure_basins(settings: dict, log=None) -> pd.DataFrame:
             row["fraction_agreeing_with_theory"] = np.mean(predicted == ends.endpoint.to_numpy())
         rows.append(row)
         if log:
-            log.info("%s p=%g q=%g sigma=%g: local %.3f theory %s", model, chain.p, chain.q, sigma,
-                     row["fraction_local_min"], row["fraction_local_min_theory"])
+            log.info(
+                "%s p=%g q=%g sigma=%g: local %.3f theory %s",
+                model,
+                chain.p,
+                chain.q,
+                sigma,
+                row["fraction_local_min"],
+                row["fraction_local_min_theory"],
+            )
     return pd.DataFrame(rows)
 
 
@@ -125,10 +139,16 @@ def grid_agreement(settings: dict) -> pd.DataFrame:
         chain = MarkovChain(spec["p"], spec["q"])
         ends = flow_endpoints(chain, "2d", starts, settings["flow_time"], settings["rounds"])
         predicted = canonical.predicted_basin(chain, starts[:, 0], starts[:, 1])
-        rows.append({"p": chain.p, "q": chain.q, "n_starts": len(starts),
-                     "agreeing": int(np.sum(predicted == ends.endpoint.to_numpy())),
-                     "max_energy_drift": ends.energy_drift.max(),
-                     "max_endpoint_loss_error": endpoint_loss_error(chain, ends)})
+        rows.append(
+            {
+                "p": chain.p,
+                "q": chain.q,
+                "n_starts": len(starts),
+                "agreeing": int(np.sum(predicted == ends.endpoint.to_numpy())),
+                "max_energy_drift": ends.energy_drift.max(),
+                "max_endpoint_loss_error": endpoint_loss_error(chain, ends),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -139,9 +159,13 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: dict) -
     worst = grid.loc[(grid.agreeing / grid.n_starts).idxmin()]
     claims = [
         Claim(
-            PAPER, "1", "Fig. 1",
+            PAPER,
+            "1",
+            "Fig. 1",
             "Gradient-flow endpoints from a grid of (e, w) starts match the basins of Thms 2/8.",
-            float(agree), "fraction agreeing = 1", bool(agree == 1.0),
+            float(agree),
+            "fraction agreeing = 1",
+            bool(agree == 1.0),
             f"{int(grid.agreeing.sum())}/{int(grid.n_starts.sum())} starts over {len(grid)} chains; "
             f"worst p={worst.p:g}, q={worst.q:g}: {int(worst.agreeing)}/{int(worst.n_starts)}",
         )
@@ -150,18 +174,27 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: dict) -
     by_model = basins.groupby("model").max_energy_drift.max()
     claims.append(
         Claim(
-            PAPER, "2", "Figs. 1, 2",
+            PAPER,
+            "2",
+            "Figs. 1, 2",
             "Energy is constant along the gradient flow, 2-D and 3-D (relative to max(|E0|, 1)).",
-            drift, f"max relative drift < {tol['energy_drift']:g}", bool(drift < tol["energy_drift"]),
-            f"every basin start and grid start; 2-D {by_model.get('2d', np.nan):.1e}, 3-D {by_model.get('3d', np.nan):.1e}",
+            drift,
+            f"max relative drift < {tol['energy_drift']:g}",
+            bool(drift < tol["energy_drift"]),
+            f"every basin start and grid start; 2-D {by_model.get('2d', np.nan):.1e}, "
+            f"3-D {by_model.get('3d', np.nan):.1e}",
         )
     )
     error = float(np.nanmax(np.r_[basins.max_endpoint_loss_error, grid.max_endpoint_loss_error]))
     claims.append(
         Claim(
-            PAPER, "3", "Figs. 1, 2",
+            PAPER,
+            "3",
+            "Figs. 1, 2",
             "Endpoint losses: H(pi) at local minima, the entropy rate at global minima.",
-            error, f"max |loss - reference| < {tol['endpoint_loss']:g}", bool(error < tol["endpoint_loss"]),
+            error,
+            f"max |loss - reference| < {tol['endpoint_loss']:g}",
+            bool(error < tol["endpoint_loss"]),
             "every endpoint on a minimum, both models, every chain and sigma",
         )
     )
@@ -173,18 +206,28 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: dict) -
     sigmas = ", ".join(f"{s:g}" for s in sorted(small.sigma.unique())) or "none"
     claims += [
         Claim(
-            PAPER, "4a", "Figs. 2, 5",
+            PAPER,
+            "4a",
+            "Figs. 2, 5",
             f"p+q>1, starts N(0, sigma^2 I) with sigma <= {tol['small_sigma']:g}: the flow ends at a local minimum.",
-            low, f"min fraction >= {tol['fraction_high']:g}", bool(low >= tol["fraction_high"]),
+            low,
+            f"min fraction >= {tol['fraction_high']:g}",
+            bool(low >= tol["fraction_high"]),
             f"2-D and 3-D, sigma in {{{sigmas}}}, {len(above)} runs of {int(basins.n_starts.max())} starts"
-            if len(above) else "no run with p+q>1 and a small sigma in the config",
+            if len(above)
+            else "no run with p+q>1 and a small sigma in the config",
         ),
         Claim(
-            PAPER, "4b", "Figs. 2, 5",
+            PAPER,
+            "4b",
+            "Figs. 2, 5",
             f"p+q<1, starts N(0, sigma^2 I) with sigma <= {tol['small_sigma']:g}: the flow avoids local minima.",
-            high, f"max fraction <= {tol['fraction_low']:g}", bool(high <= tol["fraction_low"]),
+            high,
+            f"max fraction <= {tol['fraction_low']:g}",
+            bool(high <= tol["fraction_low"]),
             f"2-D and 3-D, sigma in {{{sigmas}}}, {len(below)} runs of {int(basins.n_starts.max())} starts"
-            if len(below) else "no run with p+q<1 and a small sigma in the config",
+            if len(below)
+            else "no run with p+q<1 and a small sigma in the config",
         ),
     ]
     return claims

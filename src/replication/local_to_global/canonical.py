@@ -3,6 +3,7 @@
 Logit ``z(x) = e^2 (1 + 2 w|w|) x + b - e^2/2``: the gap is ``D = e^2 (1 + 2w|w|)`` and, with the
 bias at its optimum, the loss is ``F(D)`` (see ``markov.MarkovChain``).
 """
+
 from __future__ import annotations
 
 import numpy as np

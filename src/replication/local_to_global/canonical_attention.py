@@ -5,6 +5,7 @@ Logit ``z(X) = e^2 [(X - 1/2)(1 + a e^2)(1 + 2w|w|) + w|w| |1 + a e^2|] + b``: t
 ``F(D)`` as in two dimensions (``markov.MarkovChain``), so only the gap and its chain rule are new.
 At ``a = 0`` every function here equals its counterpart in ``canonical``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,9 +49,7 @@ def gap_derivatives(e, w, a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     u, u_e, u_a = e**2 + a * e**4, 2 * e + 4 * a * e**3, e**4
     u_ee, u_ea = 2 + 12 * a * e**2, 4 * e**3
     grad = np.stack([u_e * s, u * ds, u_a * s])
-    hessian = np.sqrt(
-        (u_ee * s) ** 2 + (u * dds) ** 2 + 2 * ((u_e * ds) ** 2 + (u_ea * s) ** 2 + (u_a * ds) ** 2)
-    )
+    hessian = np.sqrt((u_ee * s) ** 2 + (u * dds) ** 2 + 2 * ((u_e * ds) ** 2 + (u_ea * s) ** 2 + (u_a * ds) ** 2))
     return u * s, grad, hessian
 
 

@@ -6,6 +6,7 @@ Where both agree the step *resets* the chain to a constant; otherwise it keeps t
 (possible only if p + q < 1) or flips it (only if p + q > 1). So a symbol is the value of the
 last reset XOR the parity of the flips since then: a cumulative max and a cumulative sum.
 """
+
 from __future__ import annotations
 
 import torch

@@ -28,6 +28,7 @@ the general kernel. The backward is written out (checked against autograd throug
 tests/test_l2g_fast_attention.py); a row's normaliser is a constant there (the output does not depend
 on a row's scale).
 """
+
 from __future__ import annotations
 
 import math
@@ -87,7 +88,9 @@ class _BinaryTokenAttention(torch.autograd.Function):
         positions = (order % length).unsqueeze(1)
         ones_in_group = int(heavy.sum())
         blocks, ends = [], positions.squeeze(1).tolist()
-        for group, (first, last) in enumerate(((0, 2 * length - ones_in_group), (2 * length - ones_in_group, 2 * length))):
+        for group, (first, last) in enumerate(
+            ((0, 2 * length - ones_in_group), (2 * length - ones_in_group, 2 * length))
+        ):
             for start in range(first, last, BLOCK_ROWS):
                 stop = min(start + BLOCK_ROWS, last)
                 blocks.append((start, stop, group, ends[start] + 1, ends[stop - 1] + 1, positions[start:stop]))
@@ -100,7 +103,9 @@ class _BinaryTokenAttention(torch.autograd.Function):
         shared = torch.cat((value, ones), 1)
         heavy_values = (shared, torch.cat((value + shift, ones), 1))
         rhs = tuple(
-            torch.cat((masks[g].unsqueeze(-1) * heavy_values[g].unsqueeze(1), shared.unsqueeze(1)), 1).view(length, (batch + 1) * (d + 1))
+            torch.cat((masks[g].unsqueeze(-1) * heavy_values[g].unsqueeze(1), shared.unsqueeze(1)), 1).view(
+                length, (batch + 1) * (d + 1)
+            )
             for g in (0, 1)
         )
         sorted_queries = queries.index_select(0, order)
@@ -118,7 +123,8 @@ class _BinaryTokenAttention(torch.autograd.Function):
         group = heavy.index_select(0, row).to(value.dtype).unsqueeze(1)
         heavy_total, heavy_sum = chosen[:, d : d + 1], chosen[:, :d]
         light_total = totals[:, d : d + 1] - heavy_total
-        # sum E value over the light group: total minus the heavy group's (without its shift u), plus u if light is t = 1
+        # sum E value over the light group: total minus the heavy group's (without its shift u),
+        # plus u if light is t = 1
         shift_weight = group * heavy_total + (1 - group) * light_total
         light_sum = totals[:, :d] - heavy_sum + shift_weight * shift
 
@@ -129,20 +135,52 @@ class _BinaryTokenAttention(torch.autograd.Function):
         if bool((present & (heavy_total < math.sqrt(torch.finfo(value.dtype).tiny))).any()):
             raise ScoresOutOfRange
         # An absent heavy group has exactly zero sums; the light group then carries the whole row (weight 1).
-        light_weight = torch.where(present, torch.exp((1 - 2 * group) * beta_k.unsqueeze(1)), torch.ones_like(heavy_total))
+        light_weight = torch.where(
+            present, torch.exp((1 - 2 * group) * beta_k.unsqueeze(1)), torch.ones_like(heavy_total)
+        )
         denominator = heavy_total + light_weight * light_total
         out = (heavy_sum + light_weight * light_sum) / denominator
 
         ctx.blocks, ctx.probabilities = blocks, probabilities
         ctx.indices = (order, row, chosen_index, totals_index)
-        ctx.save_for_backward(sorted_queries, key, shift, is_one, rhs[0], rhs[1], group, present, heavy_total,
-                              light_total, light_sum, shift_weight, light_weight, denominator, out)
+        ctx.save_for_backward(
+            sorted_queries,
+            key,
+            shift,
+            is_one,
+            rhs[0],
+            rhs[1],
+            group,
+            present,
+            heavy_total,
+            light_total,
+            light_sum,
+            shift_weight,
+            light_weight,
+            denominator,
+            out,
+        )
         return out.view(length, batch, d)
 
     @staticmethod
     def backward(ctx, grad_out):
-        (sorted_queries, key, shift, is_one, rhs0, rhs1, group, present, heavy_total,
-         light_total, light_sum, shift_weight, light_weight, denominator, out) = ctx.saved_tensors
+        (
+            sorted_queries,
+            key,
+            shift,
+            is_one,
+            rhs0,
+            rhs1,
+            group,
+            present,
+            heavy_total,
+            light_total,
+            light_sum,
+            shift_weight,
+            light_weight,
+            denominator,
+            out,
+        ) = ctx.saved_tensors
         order, row, chosen_index, totals_index = ctx.indices
         length, batch = is_one.shape
         d = key.shape[1]
@@ -154,14 +192,22 @@ class _BinaryTokenAttention(torch.autograd.Function):
         grad_shift_weight = grad_light_sum @ shift.unsqueeze(1)
         grad_shift = (shift_weight * grad_light_sum).sum(0)
         grad_light_total = light_weight * grad_denominator + (1 - group) * grad_shift_weight
-        grad_heavy_total = grad_denominator + group * grad_shift_weight - grad_light_total  # light_total = total - heavy
+        grad_heavy_total = (
+            grad_denominator + group * grad_shift_weight - grad_light_total
+        )  # light_total = total - heavy
         grad_heavy_sum = grad_numerator - grad_light_sum
         # w = exp((1 - 2h) beta): dw/dbeta = (1 - 2h) w; 0 without a heavy group
-        grad_beta_k = torch.where(present, (1 - 2 * group) * light_weight * grad_light_weight, torch.zeros_like(light_weight))
-        grad_beta = torch.zeros(2 * length, dtype=key.dtype, device=key.device).index_add_(0, row, grad_beta_k.squeeze(1))
+        grad_beta_k = torch.where(
+            present, (1 - 2 * group) * light_weight * grad_light_weight, torch.zeros_like(light_weight)
+        )
+        grad_beta = torch.zeros(2 * length, dtype=key.dtype, device=key.device).index_add_(
+            0, row, grad_beta_k.squeeze(1)
+        )
 
         grad_sums = torch.zeros(2 * length * (batch + 1), d + 1, dtype=key.dtype, device=key.device)
-        grad_sums.index_copy_(0, chosen_index, torch.cat((grad_heavy_sum, grad_heavy_total), 1))  # one query per (row, batch element)
+        grad_sums.index_copy_(
+            0, chosen_index, torch.cat((grad_heavy_sum, grad_heavy_total), 1)
+        )  # one query per (row, batch element)
         grad_sums.index_add_(0, totals_index, torch.cat((grad_light_sum, grad_light_total), 1))
         grad_sorted, grad_key, grad_rhs = _block_products_backward(
             grad_sums.view(2 * length, -1), sorted_queries, key, (rhs0, rhs1), ctx.blocks, ctx.probabilities

@@ -1,7 +1,8 @@
 """Gradient flow d theta/dt = -grad L for a whole batch of starts as one ODE system."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -34,9 +35,7 @@ def integrate_flow(
 
     if t_eval is None:
         t_eval = np.array([0.0, t_end])
-    solution = solve_ivp(
-        rhs, (0.0, t_end), starts.T.reshape(-1), method=method, t_eval=t_eval, rtol=rtol, atol=atol
-    )
+    solution = solve_ivp(rhs, (0.0, t_end), starts.T.reshape(-1), method=method, t_eval=t_eval, rtol=rtol, atol=atol)
     if not solution.success:
         raise RuntimeError(f"gradient flow failed: {solution.message}")
     path = solution.y.reshape(k, n, -1).transpose(2, 1, 0)

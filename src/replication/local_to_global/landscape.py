@@ -1,4 +1,5 @@
 """Data behind the landscape figures: flows, fields and basins of the canonical model."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,7 +37,9 @@ def _trajectory_frame(chain: MarkovChain, t: np.ndarray, coordinates: dict, ener
     return pd.DataFrame(columns)
 
 
-def fig1_flows(chain: MarkovChain, n: int, extent: float, flow_time: float, rng: np.random.Generator, samples: int = 200) -> pd.DataFrame:
+def fig1_flows(
+    chain: MarkovChain, n: int, extent: float, flow_time: float, rng: np.random.Generator, samples: int = 200
+) -> pd.DataFrame:
     """``n`` gradient-flow trajectories from uniform starts in the window, sampled in log time."""
     starts = perturb(rng.uniform(-0.9 * extent, 0.9 * extent, size=(n, 2)), f"fig1/{chain.p}/{chain.q}")
     times = np.concatenate([[0.0], np.geomspace(1e-3, flow_time, samples - 1)])
@@ -53,7 +56,9 @@ def fig1_flows(chain: MarkovChain, n: int, extent: float, flow_time: float, rng:
     )
 
 
-def attention_flows(chain: MarkovChain, n: int, sigma: float, flow_time: float, rng: np.random.Generator, samples: int = 200) -> pd.DataFrame:
+def attention_flows(
+    chain: MarkovChain, n: int, sigma: float, flow_time: float, rng: np.random.Generator, samples: int = 200
+) -> pd.DataFrame:
     """``n`` flows of the (e, w, a) model from N(0, sigma^2 I_3) starts, sampled in log time.
 
     Integrated with the clocked field (same orbits and limits as -grad L; near the origin the

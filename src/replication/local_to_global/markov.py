@@ -4,6 +4,7 @@ Kernel ``P = [[1-p, p], [q, 1-q]]`` with ``p = P(1|0)`` and ``q = P(0|1)``. Ever
 of the paper predicts logit ``c`` after a 0 and ``D + c`` after a 1; with the bias at its
 closed-form optimum the population loss is a function ``F(D)`` of the gap alone.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

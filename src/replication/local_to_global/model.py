@@ -9,6 +9,7 @@ No LayerNorm and no biases but the scalar output bias b. Parameter names follow 
 The attention is computed by one of two exact paths (``TransformerConfig.attention``): "fast", which
 uses that the symbols are binary (fast_attention.py), or "sdpa", PyTorch's general kernel.
 """
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """Figures of Local to Global. Each function returns (figure, tidy data it plotted)."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -96,7 +97,17 @@ def fig1(flows: pd.DataFrame, settings: dict) -> tuple[plt.Figure, pd.DataFrame]
             ax.plot(path.w.iloc[0], path.e.iloc[0], "o", color="black", ms=3)
         if len(mine):
             data.append(
-                _rows(panel, chain, "trajectory", id=mine.trajectory, t=mine.t, w=mine.w, e=mine.e, value=mine.energy, label=mine.endpoint)
+                _rows(
+                    panel,
+                    chain,
+                    "trajectory",
+                    id=mine.trajectory,
+                    t=mine.t,
+                    w=mine.w,
+                    e=mine.e,
+                    value=mine.energy,
+                    label=mine.endpoint,
+                )
             )
         _frame_axes(ax, extent, None)
         ax.legend(loc="lower left", framealpha=0.9)
@@ -106,7 +117,17 @@ def fig1(flows: pd.DataFrame, settings: dict) -> tuple[plt.Figure, pd.DataFrame]
         panel = next(letters)
         basin = canonical.predicted_basin(chain, e, w)
         to_local = (basin == canonical.LOCAL_MIN).astype(float)
-        ax.pcolormesh(w, e, to_local, cmap=ListedColormap([BASIN_COLOURS["I*"], BASIN_COLOURS["I_min"]]), vmin=0, vmax=1, alpha=0.35, shading="auto", rasterized=True)
+        ax.pcolormesh(
+            w,
+            e,
+            to_local,
+            cmap=ListedColormap([BASIN_COLOURS["I*"], BASIN_COLOURS["I_min"]]),
+            vmin=0,
+            vmax=1,
+            alpha=0.35,
+            shading="auto",
+            rasterized=True,
+        )
         data.append(_rows(panel, chain, "basin", w=w, e=e, label=np.where(to_local > 0, "I_min", "I*")))
         data.append(_field(ax, chain, extent, settings["quiver_points"], panel))
         data.extend(_critical_sets(ax, chain, extent, panel))
@@ -122,11 +143,21 @@ def fig1(flows: pd.DataFrame, settings: dict) -> tuple[plt.Figure, pd.DataFrame]
         for label in ("I*", "I_min"):
             mask = (to_local > 0) if label == "I_min" else (to_local == 0)
             if mask.any():  # label each basin at its point farthest from the others
-                row_index, col_index = np.unravel_index(np.argmax(distance_transform_edt(np.pad(mask, 1))[1:-1, 1:-1]), mask.shape)
+                row_index, col_index = np.unravel_index(
+                    np.argmax(distance_transform_edt(np.pad(mask, 1))[1:-1, 1:-1]), mask.shape
+                )
                 label_e = e[row_index, col_index]
                 label_e += 0.5 if abs(label_e) < 0.3 else 0.0  # keep clear of the e = 0 markers
-                ax.text(w[row_index, col_index], label_e, "$I_{min}$" if label == "I_min" else "$I^*$",
-                        fontsize=14, ha="center", va="center", color=BASIN_COLOURS[label], weight="bold")
+                ax.text(
+                    w[row_index, col_index],
+                    label_e,
+                    "$I_{min}$" if label == "I_min" else "$I^*$",
+                    fontsize=14,
+                    ha="center",
+                    va="center",
+                    color=BASIN_COLOURS[label],
+                    weight="bold",
+                )
         _frame_axes(ax, extent, f"({panel}) {name}: basins")
         ax.legend(loc="lower left", framealpha=0.9)
     fig.tight_layout()
@@ -157,10 +188,22 @@ def _attention_critical_sets(ax, chain: MarkovChain, extent: float, panel: str) 
     a = np.linspace(-extent, extent, 2)
     ww, aa = np.meshgrid(w, a)
     local = canonical.is_local_min_line(chain, ww)
-    for name, mask, colour in (("local_min", local, BASIN_COLOURS["I_min"]), ("local_max", ~local, ENDPOINT_COLOURS[canonical.LOCAL_MAX])):
+    for name, mask, colour in (
+        ("local_min", local, BASIN_COLOURS["I_min"]),
+        ("local_max", ~local, ENDPOINT_COLOURS[canonical.LOCAL_MAX]),
+    ):
         if not mask.any():  # a zoomed cube may hold only one of the two regions
             continue
-        ax.plot_surface(np.where(mask, ww, np.nan), aa, np.zeros_like(ww), color=colour, alpha=0.18, linewidth=0, shade=False, rasterized=True)
+        ax.plot_surface(
+            np.where(mask, ww, np.nan),
+            aa,
+            np.zeros_like(ww),
+            color=colour,
+            alpha=0.18,
+            linewidth=0,
+            shade=False,
+            rasterized=True,
+        )
         data.append(_rows(panel, chain, f"{name}_plane", w=ww[mask], a=aa[mask], e=0.0))
     # The global-minimum surface as a graph a(e, w), drawn where it lies inside the cube.
     e, w = np.meshgrid(np.linspace(-extent, extent, 71), np.linspace(-extent, extent, 71))
@@ -177,8 +220,14 @@ def _attention_critical_sets(ax, chain: MarkovChain, extent: float, panel: str) 
         e, a = e[np.abs(a) <= extent], a[np.abs(a) <= extent]
         for sign in (1, -1):
             branch = np.sign(e) == sign
-            ax.plot(np.full(branch.sum(), canonical.SADDLE_W), a[branch], e[branch], color=ENDPOINT_COLOURS["stationary"],
-                    lw=2, label="stationary set" if sign == 1 else None)
+            ax.plot(
+                np.full(branch.sum(), canonical.SADDLE_W),
+                a[branch],
+                e[branch],
+                color=ENDPOINT_COLOURS["stationary"],
+                lw=2,
+                label="stationary set" if sign == 1 else None,
+            )
         data.append(_rows(panel, chain, "stationary_set", w=canonical.SADDLE_W, a=a, e=e))
     return data
 
@@ -192,15 +241,30 @@ def _attention_trajectories(ax, chain: MarkovChain, flows: pd.DataFrame, extent:
         for index, (_, path) in enumerate(group.groupby("trajectory")):
             points = path[["w", "a", "e"]].to_numpy()
             inside = np.cumsum((np.abs(points) > extent).any(axis=1)) == 0  # drawn up to where it leaves the cube
-            ax.plot(*points[inside].T, color=colour, lw=1.1, label=f"flow to {label.replace('_', ' ')}" if index == 0 else None)
+            ax.plot(
+                *points[inside].T,
+                color=colour,
+                lw=1.1,
+                label=f"flow to {label.replace('_', ' ')}" if index == 0 else None,
+            )
             starts.append(points[0])
             if inside[-1]:
                 ends.append(points[-1])
         ax.scatter(*np.array(starts).T, color=colour, s=6, depthshade=False)
         if ends:
             ax.scatter(*np.array(ends).T, color=colour, s=14, marker="x", depthshade=False)
-    return _rows(panel, chain, "trajectory", id=mine.trajectory, t=mine.t, w=mine.w, a=mine.a, e=mine.e,
-                 value=mine.energy, label=mine.endpoint)
+    return _rows(
+        panel,
+        chain,
+        "trajectory",
+        id=mine.trajectory,
+        t=mine.t,
+        w=mine.w,
+        a=mine.a,
+        e=mine.e,
+        value=mine.energy,
+        label=mine.endpoint,
+    )
 
 
 def _frame_cube(ax, extent: float, view: tuple[float, float]) -> None:
@@ -236,10 +300,15 @@ def attention_landscape(flows: pd.DataFrame, settings: dict, zoomed: bool) -> tu
         data.append(_attention_trajectories(ax, chain, flows, extent, panel))
         _frame_cube(ax, extent, tuple(settings["view"]))
         ax.set_title(f"({panel}) {name}", pad=0)
-        surfaces = [Patch(color=colour, alpha=0.3, label=label) for layer, colour, label in (
-            ("local_min_plane", BASIN_COLOURS["I_min"], "local minima ($e=0$)"),
-            ("local_max_plane", ENDPOINT_COLOURS[canonical.LOCAL_MAX], "local maxima ($e=0$)"),
-            ("global_min_surface", "0.25", "global minima")) if layer in drawn]
+        surfaces = [
+            Patch(color=colour, alpha=0.3, label=label)
+            for layer, colour, label in (
+                ("local_min_plane", BASIN_COLOURS["I_min"], "local minima ($e=0$)"),
+                ("local_max_plane", ENDPOINT_COLOURS[canonical.LOCAL_MAX], "local maxima ($e=0$)"),
+                ("global_min_surface", "0.25", "global minima"),
+            )
+            if layer in drawn
+        ]
         handles, _ = ax.get_legend_handles_labels()
         ax.legend(handles=surfaces + handles, loc="upper left", fontsize=6, framealpha=0.85)
         if zoomed:
@@ -252,8 +321,9 @@ def attention_landscape(flows: pd.DataFrame, settings: dict, zoomed: bool) -> tu
             ax2.set_ylim(1e-8, 2 * max(1.0, mine.e.abs().max()))  # below, the integrator's floor
             ax2.set_xlabel("flow time $t$")
             ax2.set_ylabel("$|e|$")
-            ax2.set_title(f"({panel}') distance to the plane $e=0$: "
-                          + ("attracting" if chain.switching > 1 else "repelling"))
+            ax2.set_title(
+                f"({panel}') distance to the plane $e=0$: " + ("attracting" if chain.switching > 1 else "repelling")
+            )
             data.append(_rows(f"{panel}'", chain, "abs_e", id=mine.trajectory, t=mine.t, e=mine.e.abs()))
     fig.tight_layout()
     return fig, pd.concat(data, ignore_index=True)
@@ -272,11 +342,25 @@ def basins_figure(basins: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
         for index, (chain, line) in enumerate(mine.groupby("chain", sort=False)):
             # Chains with the same sign of p+q-1 can coincide exactly (the orbits are those of
             # grad D; the chain only picks the sign and the level D*): styles keep each visible.
-            ax.plot(line.sigma, line.fraction_local_min, color=palette[chain], label=f"{chain}, flows",
-                    ls=("-", "--", ":", "-.")[index % 4], marker="osD^"[index % 4], ms=8 - 1.5 * (index % 4), lw=2.2 - 0.4 * (index % 4))
+            ax.plot(
+                line.sigma,
+                line.fraction_local_min,
+                color=palette[chain],
+                label=f"{chain}, flows",
+                ls=("-", "--", ":", "-.")[index % 4],
+                marker="osD^"[index % 4],
+                ms=8 - 1.5 * (index % 4),
+                lw=2.2 - 0.4 * (index % 4),
+            )
             if model == "2d":
-                ax.plot(line.sigma, line.fraction_local_min_theory, "x", color="black", ms=7,
-                        label="Thms 2/8 (same starts)" if chain == order[0] else None)
+                ax.plot(
+                    line.sigma,
+                    line.fraction_local_min_theory,
+                    "x",
+                    color="black",
+                    ms=7,
+                    label="Thms 2/8 (same starts)" if chain == order[0] else None,
+                )
         ax.set_xscale("log")
         ax.set_xlabel(r"initialisation scale $\sigma$")
         ax.set_title(title)

@@ -1,9 +1,10 @@
 """The training runs a ``local_to_global.transformer`` config section asks for (used by the workflow)."""
+
 from __future__ import annotations
 
 RUN_PATTERN = "results/local_to_global/transformer/{experiment}/{init}/seed{seed}"
 _FIGURE_ONLY = ("experiments", "fig4", "claims", "ablation")
-ABLATION_PATTERN = "results/local_to_global/ablation/{experiment}/{variant}/{init}/seed{seed}"
+ABLATION_PATTERN = "results/local_to_global/ablation_run/{experiment}/{variant}/{init}/seed{seed}"
 
 
 def run_settings(section: dict, experiment: str) -> dict:

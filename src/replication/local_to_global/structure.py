@@ -1,4 +1,5 @@
 """Low-rank structure of trained weights (Figs. 3 and 6): top singular value share and alignment with e."""
+
 from __future__ import annotations
 
 import numpy as np

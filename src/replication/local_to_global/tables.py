@@ -1,4 +1,5 @@
 """Tables 1 and 2 (parameters; training settings), generated from the model and the config."""
+
 from __future__ import annotations
 
 import pandas as pd

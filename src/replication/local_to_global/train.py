@@ -3,6 +3,7 @@
 ``settings`` is the ``local_to_global.transformer`` config section merged with one experiment
 (see workflow/schemas/config.schema.yaml for every key).
 """
+
 from __future__ import annotations
 
 import logging
@@ -14,9 +15,9 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
+from ..numerics import perturb_module
 from .data import BatchStream
 from .markov import MarkovChain
-from ..numerics import perturb_module
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
 
 log = logging.getLogger("replication")
@@ -89,7 +90,9 @@ def _check_finite(name: str, what: str, losses: torch.Tensor, steps: torch.Tenso
         raise NonFiniteLoss(f"{name}: {what} loss is {losses[first].item()} at step {int(steps[first])}")
 
 
-def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = "run", progress: bool = True) -> TrainResult:
+def train(
+    chain: MarkovChain, init: str, seed: int, settings: dict, name: str = "run", progress: bool = True
+) -> TrainResult:
     """Train from ``init`` with every random draw from ``seed``; raise NonFiniteLoss naming ``name`` and the step."""
     device = resolve_device(settings["device"])
     steps, every = settings["steps"], settings["eval_every"]
@@ -162,3 +165,16 @@ def train(chain: MarkovChain, init: str, seed: int, settings: dict, name: str = 
     )
     checkpoints = {"step": np.array(ckpt_steps), **stack_snapshots(snapshots)} if snapshots else {"step": np.array([])}
     return TrainResult(losses, checkpoints)
+
+
+def train_and_write(settings: dict, init: str, seed: int, run: str, losses_path, checkpoints_path) -> None:
+    """One run of a figure or of an ablation variant, logged and written atomically (losses CSV, checkpoints)."""
+    from ..io import write_csv, write_npz
+
+    log = logging.getLogger("replication")
+    log.info("run %s: %s", run, {k: settings[k] for k in ("steps", "eval_every", "checkpoints", "device")})
+    result = train(MarkovChain(**settings["chain"]), init, seed, settings, name=run)
+    final = result.losses.dropna(subset=["test_loss"]).iloc[-1]
+    log.info("run %s: final test loss %.4f at step %d", run, final.test_loss, final.step)
+    write_npz(checkpoints_path, **result.checkpoints)
+    write_csv(result.losses, losses_path)

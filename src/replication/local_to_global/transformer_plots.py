@@ -1,11 +1,15 @@
 """Figs. 3, 4 and 6: weight heatmaps across training, and test-loss curves by initialisation."""
+
 from __future__ import annotations
+
+import logging
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from .markov import MarkovChain
+from .structure import structure_table
 
 MATRIX_LABELS = {"W_V": r"$W_V$", "W_1": r"$W_1$"}
 INIT_LABELS = {"standard": "standard init", "ours": "our init", "rank_one": "rank-one init"}
@@ -18,7 +22,10 @@ def heatmaps(checkpoints: dict[str, np.ndarray], structure: pd.DataFrame, matric
     """
     steps = [int(s) for s in checkpoints["step"]]
     fig, axes = plt.subplots(
-        len(matrices), len(steps), figsize=(2.3 * len(steps), 2.6 * len(matrices)), squeeze=False,
+        len(matrices),
+        len(steps),
+        figsize=(2.3 * len(steps), 2.6 * len(matrices)),
+        squeeze=False,
         gridspec_kw={"height_ratios": [1.0 if m == "W_V" else 1.6 for m in matrices]},
     )
     frames = []
@@ -32,7 +39,9 @@ def heatmaps(checkpoints: dict[str, np.ndarray], structure: pd.DataFrame, matric
             alignment = f"in {stats.cos_e_input:.2f}" + (
                 f", out {stats.cos_e_output:.2f}" if np.isfinite(stats.cos_e_output) else ""
             )
-            ax.set_title(f"{MATRIX_LABELS[name]}, step {step}\nshare {stats.top_share:.3f}; |cos e| {alignment}", fontsize=8)
+            ax.set_title(
+                f"{MATRIX_LABELS[name]}, step {step}\nshare {stats.top_share:.3f}; |cos e| {alignment}", fontsize=8
+            )
             ax.grid(False)
             ax.tick_params(labelsize=6)
             rr, cc = np.indices(matrix.shape)
@@ -67,7 +76,9 @@ def loss_curves(losses: pd.DataFrame, chain: MarkovChain, window: int | None, sm
     for init in order:
         group = data[data.init == init]
         stats = group.groupby("step").test_loss_smoothed.agg(["mean", "std"]).fillna({"std": 0.0})
-        ax.plot(stats.index, stats["mean"], lw=1.2, label=f"{INIT_LABELS.get(init, init)} ({group.seed.nunique()} seeds)")
+        ax.plot(
+            stats.index, stats["mean"], lw=1.2, label=f"{INIT_LABELS.get(init, init)} ({group.seed.nunique()} seeds)"
+        )
         ax.fill_between(stats.index, stats["mean"] - stats["std"], stats["mean"] + stats["std"], alpha=0.25)
     ax.axhline(chain.unigram_loss, color="0.2", ls="--", lw=1, label=f"unigram loss {chain.unigram_loss:.4f}")
     ax.axhline(chain.bigram_loss, color="tab:red", ls=":", lw=1.2, label=f"bigram loss {chain.bigram_loss:.4f}")
@@ -82,3 +93,19 @@ def loss_curves(losses: pd.DataFrame, chain: MarkovChain, window: int | None, sm
     ax.legend(loc="upper right")
     fig.tight_layout()
     return fig, data
+
+
+def structure_figure(runs: list[tuple[str, int]], checkpoint_paths: list[str]):
+    """Figs. 3 and 6: heatmaps of W_V and W_1 at the checkpoints of the first seed's run, and the
+    low-rank structure of every seed's run. Returns the figure, its tidy data and the structure table."""
+    tables = []
+    for (_init, seed), path in zip(runs, checkpoint_paths):
+        checkpoints = dict(np.load(path))
+        table = structure_table(checkpoints, matrices=("W_1", "W_V", "W_Q", "W_K", "W_O", "W_2"))
+        tables.append(table.assign(seed=seed))
+        if len(tables) == 1:
+            first, first_table = checkpoints, table
+    structure = pd.concat(tables, ignore_index=True)
+    logging.getLogger("replication").info("structure:\n%s", structure.to_string(index=False))
+    figure, data = heatmaps(first, first_table[first_table.matrix.isin(["W_1", "W_V"])].reset_index(drop=True))
+    return figure, data, structure

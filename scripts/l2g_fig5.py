@@ -1,4 +1,5 @@
-"""Fig. 2 or Fig. 5 of Local to Global from the integrated (e, w, a) flows."""
+"""Fig. 5 of Local to Global: Fig. 2 near the origin, with |e| against the flow's time."""
+
 import pandas as pd
 
 from replication.io import log_to
@@ -7,5 +8,5 @@ from replication.plotting import apply_style, save_figure
 
 log_to(snakemake.log[0])
 apply_style()
-figure, data = attention_landscape(pd.read_csv(snakemake.input.flows), snakemake.params.settings, snakemake.params.zoomed)
+figure, data = attention_landscape(pd.read_csv(snakemake.input.flows), snakemake.params.settings, zoomed=True)
 save_figure(figure, snakemake.output.pdf, data)

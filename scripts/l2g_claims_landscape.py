@@ -1,5 +1,6 @@
 """Claims 1-4 of Local to Global from the basin runs and the grid of 2-D starts; claim 3 measured
 on sampled sequences (the closed-form row stays as documentation)."""
+
 import pandas as pd
 
 from replication.claims import write_claims
@@ -16,6 +17,13 @@ log.info("sampled endpoint losses:\n%s", sampled.to_string(index=False))
 write_csv(sampled, snakemake.output.sampled)
 claims.append(sampled_loss_claim(sampled, settings["claims"]["sampled"]["z"]))
 for claim in claims:
-    log.info("%s %s [%s]: %s (%s) %s", "HOLDS" if claim.holds else "FAILS", claim.claim_id, claim.kind,
-             claim.measured, claim.threshold, claim.reason)
+    log.info(
+        "%s %s [%s]: %s (%s) %s",
+        "HOLDS" if claim.holds else "FAILS",
+        claim.claim_id,
+        claim.kind,
+        claim.measured,
+        claim.threshold,
+        claim.reason,
+    )
 write_claims(claims, snakemake.output[0])

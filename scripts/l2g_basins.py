@@ -1,4 +1,5 @@
 """The basins figure: fraction of starts ending at a local minimum against sigma."""
+
 import pandas as pd
 
 from replication.io import log_to

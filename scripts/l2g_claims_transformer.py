@@ -1,4 +1,5 @@
 """Claims of the transformer experiments (Figs. 3, 4, 6) from their data and the ablations."""
+
 import pandas as pd
 
 from replication.claims import write_claims
@@ -17,6 +18,13 @@ claims = transformer_claims(
     ablation6=pd.read_csv(snakemake.input.ablation6),
 )
 for claim in claims:
-    log.info("%s [%s] holds=%s measured=%.4g over %d runs (%s)", claim.claim_id, claim.kind, claim.holds,
-             claim.measured, claim.n_runs, claim.reason)
+    log.info(
+        "%s [%s] holds=%s measured=%.4g over %d runs (%s)",
+        claim.claim_id,
+        claim.kind,
+        claim.holds,
+        claim.measured,
+        claim.n_runs,
+        claim.reason,
+    )
 write_claims(claims, snakemake.output[0])

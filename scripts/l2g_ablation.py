@@ -1,4 +1,5 @@
 """Fig. 3 / Fig. 6 ablation: structure of W_V and W_1 per variant of the authors' settings."""
+
 import numpy as np
 
 from replication.io import log_to
@@ -7,8 +8,9 @@ from replication.plotting import apply_style, save_figure
 
 log = log_to(snakemake.log[0])
 apply_style()
-results = {variant: dict(np.load(path))
-           for (variant, _, _), path in zip(snakemake.params.runs, snakemake.input.checkpoints)}
+results = {
+    variant: dict(np.load(path)) for (variant, _, _), path in zip(snakemake.params.runs, snakemake.input.checkpoints)
+}
 table = ablation_table(results)
 log.info("ablation:\n%s", table.to_string(index=False))
 figure, data = ablation_figure(table)

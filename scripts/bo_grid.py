@@ -1,4 +1,5 @@
 """Merge the grid shards into results/benign_overfitting/grid.csv."""
+
 import pandas as pd
 
 from replication.io import log_to, write_csv

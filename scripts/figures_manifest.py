@@ -1,5 +1,6 @@
 """figures/all: one line per figure, table and the claims report (path, sha256, paper, figure);
 figures/provenance.json: what made them."""
+
 import hashlib
 
 import pandas as pd

@@ -1,4 +1,5 @@
 """Fig. 4 over the paper's window and over every step of the runs: test loss by initialisation."""
+
 import pandas as pd
 
 from replication.io import log_to

@@ -1,4 +1,5 @@
 """Integrate 2-D flows from a grid of starts and compare their endpoints with Thms 2/8."""
+
 from replication.io import log_to, write_csv
 from replication.local_to_global.basins import grid_agreement
 

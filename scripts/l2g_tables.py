@@ -1,4 +1,5 @@
 """Tables 1 and 2 as Markdown and LaTeX (booktabs), from the model and the config."""
+
 from replication.io import log_to, write_text
 from replication.local_to_global.tables import table1, table2, to_latex, to_markdown
 

@@ -1,4 +1,5 @@
 """Measure the basins of the 2-D and 3-D flows from Gaussian starts."""
+
 from replication.io import log_to, write_csv
 from replication.local_to_global.basins import measure_basins
 

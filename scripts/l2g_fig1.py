@@ -1,4 +1,5 @@
 """Fig. 1 of Local to Global from the integrated flows."""
+
 import pandas as pd
 
 from replication.io import log_to

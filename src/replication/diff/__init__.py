@@ -1,0 +1,44 @@
+"""Regenerated figures against committed references: image RMS, data tolerances, an HTML report.
+
+A reference set is a directory of ``<paper>/<figure>.png`` and ``.csv`` files made by the pipeline
+itself (``bless``). ``diff_figures`` compares every registered figure with it, writes side-by-side
+and difference images and ``report.html``, and returns one summary row per figure.
+
+Modules by concern: ``data`` (tidy CSVs), ``images`` (PNGs), ``compare`` (every figure against a
+reference set, verdicts), ``report`` (the HTML page), ``bless`` (writing a reference set; the CLI).
+"""
+
+from .bless import bless, main
+from .compare import (
+    FIGURES_ROOT,
+    SUMMARY_COLUMNS,
+    diff_figures,
+    external_matches,
+    figure_key,
+    figure_verdicts,
+    reference_keys,
+)
+from .data import DATA_COLUMNS, DataResult, Tolerance, column_tolerance, compare_data, tolerance_reason
+from .images import ImageResult, compare_image, image_rms_between, side_by_side
+
+__all__ = [
+    "DATA_COLUMNS",
+    "FIGURES_ROOT",
+    "SUMMARY_COLUMNS",
+    "DataResult",
+    "ImageResult",
+    "Tolerance",
+    "bless",
+    "column_tolerance",
+    "compare_data",
+    "compare_image",
+    "diff_figures",
+    "external_matches",
+    "figure_key",
+    "figure_verdicts",
+    "image_rms_between",
+    "main",
+    "reference_keys",
+    "side_by_side",
+    "tolerance_reason",
+]

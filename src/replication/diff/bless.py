@@ -1,0 +1,114 @@
+"""Blessing: a run's figures become the reference set (``python -m replication.diff bless``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from ..io import atomic_path, write_csv
+from ..paths import figure_paths
+from .compare import FIGURES_ROOT, figure_key
+
+
+def bless(
+    workdir: str | os.PathLike,
+    dest: str | os.PathLike,
+    members: list[str | os.PathLike] = (),
+    ensemble: dict | None = None,
+) -> list[str]:
+    """Make ``dest`` the reference set of every figure in ``<workdir>/figures/all``: PNG and CSV,
+    the run's ``provenance.json`` and, given ensemble ``members`` (runs of the same pipeline under
+    perturbed numerics), ``envelope.csv``; ``ensemble`` fields are added to the provenance.
+
+    Every other file in ``dest`` is removed, so the set is exactly the pipeline's figures. Returns
+    the keys written.
+    """
+    from ..ensemble import ENVELOPE_FILE, measure_envelope
+    from ..provenance import read_provenance, write_provenance
+
+    workdir, dest = Path(workdir), Path(dest)
+    manifest = pd.read_csv(workdir / FIGURES_ROOT / "all", sep="\t")
+    figures = [path for path in manifest.path if Path(path).suffix == ".pdf"]
+    wanted = set()
+    for path in figures:
+        key = figure_key(path)
+        for suffix, source in figure_paths(workdir / path).items():
+            if suffix == "pdf":
+                continue
+            target = dest / f"{key}.{suffix}"
+            with atomic_path(target) as tmp:
+                shutil.copyfile(source, tmp)
+            wanted.add(target)
+    provenance = read_provenance(workdir / FIGURES_ROOT / "provenance.json")
+    provenance.update({f"ensemble_{name}": value for name, value in (ensemble or {}).items()})
+    write_provenance(provenance, dest / "provenance.json")
+    wanted.add(dest / "provenance.json")
+    if members:
+        write_csv(measure_envelope(workdir, list(members)), dest / ENVELOPE_FILE)
+        wanted.add(dest / ENVELOPE_FILE)
+    for stale in [p for p in dest.rglob("*") if p.is_file() and p not in wanted]:
+        stale.unlink()
+    for folder in sorted((p for p in dest.rglob("*") if p.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    return [figure_key(path) for path in figures]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m replication.diff",
+        description="Regenerated figures against committed references: bless a reference set.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    blessing = commands.add_parser(
+        "bless",
+        help="copy the PNG and CSV of every figure of a run into a reference set, "
+        "with the numerical-noise envelope of an ensemble",
+    )
+    blessing.add_argument("workdir", help="where the pipeline ran (holds figures/all)")
+    blessing.add_argument("dest", help="the reference set, e.g. figures/reference/smoke")
+    blessing.add_argument(
+        "--members",
+        type=int,
+        nargs="*",
+        default=[],
+        help="perturbation members to run (integers >= 1); none: no envelope, floors only",
+    )
+    blessing.add_argument("--configfile", help="the config of the run in workdir (needed with --members)")
+    blessing.add_argument(
+        "--targets",
+        nargs="*",
+        default=["figures/all"],
+        help="what each member builds; figures outside it get no envelope (floors only)",
+    )
+    blessing.add_argument("--scratch", help="folder for the members' runs (default: a temporary one, removed)")
+    blessing.add_argument("--cores", default="all")
+    args = parser.parse_args(argv)
+    ensemble = {}
+    with tempfile.TemporaryDirectory(prefix="ensemble-") as temporary:
+        folders = []
+        if args.members:
+            if not args.configfile:
+                parser.error("--members needs --configfile")
+            from ..ensemble import run_members
+            from ..numerics import DEFAULT_ULPS
+
+            start = time.perf_counter()
+            folders = run_members(args.members, args.configfile, args.scratch or temporary, args.targets, args.cores)
+            wall = time.perf_counter() - start
+            ensemble = {
+                "members": " ".join(map(str, args.members)),
+                "ulps": DEFAULT_ULPS,
+                "targets": " ".join(args.targets),
+                "wall_s": round(wall),
+            }
+            print(f"ensemble of {len(folders)} members: {wall:.0f} s wall in all", flush=True)
+        keys = bless(args.workdir, args.dest, folders, ensemble)
+    print(f"blessed {len(keys)} figures into {args.dest}: {', '.join(keys)}")
+    return 0
