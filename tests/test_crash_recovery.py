@@ -56,6 +56,21 @@ def snapshot(workdir: Path) -> dict[str, tuple[int, str]]:
     return files
 
 
+def wait_for_the_killed_run_to_exit(workdir: Path, timeout_s: float = 120) -> None:
+    """SIGKILL is not instant: the kernel frees the run lock once every killed process has exited."""
+    deadline = time.monotonic() + timeout_s
+    with open(workdir / ".snakemake" / "run.flock") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the killed run still holds its lock"
+                time.sleep(0.1)
+            else:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+                return
+
+
 def test_sigkill_mid_job_then_the_same_command_finishes(tmp_path, smoke_run):
     workdir = tmp_path / "run"
     first = make_figures(workdir, start_new_session=True)
@@ -69,6 +84,7 @@ def test_sigkill_mid_job_then_the_same_command_finishes(tmp_path, smoke_run):
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
     first.stdout.close()
+    wait_for_the_killed_run_to_exit(workdir)
     interrupted = incomplete_outputs(workdir)
     before = snapshot(workdir)
     assert interrupted and before

@@ -17,7 +17,8 @@ rule figures_manifest:
     conda:
         ENVIRONMENT
     params:
-        config=config,
+        # The config that made the figures; how they are compared (diff) does not make them.
+        config={key: value for key, value in config.items() if key != "diff"},
         project_root=str(Path(workflow.basedir).parent),
         figures=FIGURES + TABLES + [{"path": CLAIMS_REPORT, "paper": "both", "figure": "claims report"}],
     script:
