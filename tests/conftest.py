@@ -15,6 +15,20 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 # The first test that asks for the smoke pipeline pays for it (a few minutes on 2 busy cores).
 PIPELINE_TIMEOUT_S = 1500
 SNAKEMAKE_TIMEOUT_S = 1200
+# The transformer's optimiser, schedule and init for small training runs in tests (AdamW, one cycle).
+TRAINING_SETTINGS = {
+    "sigma": 0.02,
+    "optimizer": {
+        "name": "adamw",
+        "lr": 0.01,
+        "betas": [0.9, 0.95],
+        "momentum": 0.0,
+        "weight_decay": 0.001,
+        "no_decay": ["p", "b"],
+    },
+    "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
+    "device": "cpu",
+}
 
 
 def shared_scope(fixture_name: str, config) -> str:

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 import yaml
 
+from conftest import TRAINING_SETTINGS
 from replication.config import ConfigError, validate_config
 from replication.local_to_global.fast_attention import binary_token_attention
 from replication.local_to_global.markov import MarkovChain
@@ -163,17 +164,7 @@ def test_training_on_both_paths_gives_the_same_losses():
     settings = {
         "model": {"d": 8, "context": 24, "mlp_ratio": 4},
         "batch_size": 16,
-        "sigma": 0.02,
-        "optimizer": {
-            "name": "adamw",
-            "lr": 0.01,
-            "betas": [0.9, 0.95],
-            "momentum": 0.0,
-            "weight_decay": 0.001,
-            "no_decay": ["p", "b"],
-        },
-        "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
-        "device": "cpu",
+        **TRAINING_SETTINGS,
         "chunk": 50,
         "steps": 200,
         "eval_every": 10,

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import torch
 
-from conftest import shared_scope
+from conftest import TRAINING_SETTINGS, shared_scope
 from replication.local_to_global.markov import MarkovChain
 from replication.local_to_global.structure import structure_table, top_share
 from replication.local_to_global.train import NonFiniteLoss, train
@@ -17,17 +17,7 @@ from replication.local_to_global.transformer_plots import smoothed_losses
 SETTINGS = {
     "model": {"d": 8, "context": 32, "mlp_ratio": 4},
     "batch_size": 16,
-    "sigma": 0.02,
-    "optimizer": {
-        "name": "adamw",
-        "lr": 0.01,
-        "betas": [0.9, 0.95],
-        "momentum": 0.0,
-        "weight_decay": 0.001,
-        "no_decay": ["p", "b"],
-    },
-    "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
-    "device": "cpu",
+    **TRAINING_SETTINGS,
     "chunk": 16,
     "steps": 120,
     "eval_every": 4,
@@ -121,6 +111,39 @@ def test_structure_of_rank_one_and_isotropic_matrices():
     assert top_share(np.diag([3.0, 4.0])) == pytest.approx(16 / 25)
 
 
+# Claims 5 and 6 from hand-made data: the chain of Fig. 4, structure tables of Figs. 3 and 6.
+CLAIMS_CHAIN = MarkovChain(0.5, 0.8)
+CLAIMS_SETTINGS = {
+    "tolerance": 0.01,
+    "plateau": [200, 600],
+    "share_fig3": 0.9,
+    "share_fig6": 0.99,
+    "structure_step": 200,
+    "cos_e": 0.9,
+    "flatness": 0.5,
+}
+FIG3_STRUCTURE = pd.DataFrame(
+    {
+        "matrix": ["W_1", "W_V", "W_1", "W_V"],
+        "step": [1, 1, 200, 200],
+        "top_share": [0.2, 0.3, 0.95, 0.97],
+        "cos_e_input": [0.3, 0.2, 0.99, 0.58],
+        "cos_e_output": [np.nan, 0.1, np.nan, 0.17],
+        "e_flatness": [0.1, 0.1, 0.8, 0.8],
+    }
+)
+FIG6_STRUCTURE = pd.DataFrame(
+    {
+        "matrix": ["W_1", "W_V"],
+        "step": [0, 200],
+        "top_share": [1.0, 0.98],
+        "cos_e_input": [1.0, 0.9],
+        "cos_e_output": [np.nan, 0.2],
+        "e_flatness": [1.0, 1.0],
+    }
+)
+
+
 def _fig4(standard, ours, steps):
     rows = [
         {"init": init, "seed": seed, "step": step, "test_loss": curve(step) + 0.001 * seed}
@@ -132,37 +155,8 @@ def _fig4(standard, ours, steps):
 
 
 def test_claims_5_and_6_hold_or_fail_as_the_data_says():
-    chain = MarkovChain(0.5, 0.8)
-    settings = {
-        "tolerance": 0.01,
-        "plateau": [200, 600],
-        "share_fig3": 0.9,
-        "share_fig6": 0.99,
-        "structure_step": 200,
-        "cos_e": 0.9,
-        "flatness": 0.5,
-    }
+    chain, settings, fig3, fig6 = CLAIMS_CHAIN, CLAIMS_SETTINGS, FIG3_STRUCTURE, FIG6_STRUCTURE
     steps = range(0, 2001, 10)
-    fig3 = pd.DataFrame(
-        {
-            "matrix": ["W_1", "W_V", "W_1", "W_V"],
-            "step": [1, 1, 200, 200],
-            "top_share": [0.2, 0.3, 0.95, 0.97],
-            "cos_e_input": [0.3, 0.2, 0.99, 0.58],
-            "cos_e_output": [np.nan, 0.1, np.nan, 0.17],
-            "e_flatness": [0.1, 0.1, 0.8, 0.8],
-        }
-    )
-    fig6 = pd.DataFrame(
-        {
-            "matrix": ["W_1", "W_V"],
-            "step": [0, 200],
-            "top_share": [1.0, 0.98],
-            "cos_e_input": [1.0, 0.9],
-            "cos_e_output": [np.nan, 0.2],
-            "e_flatness": [1.0, 1.0],
-        }
-    )
     paper_like = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), steps)
     claims = {c.claim_id: c for c in transformer_claims(paper_like, fig3, fig6, chain, settings)}
     assert claims["5a"].holds and claims["5b"].holds and claims["6a"].holds
@@ -218,36 +212,7 @@ def test_rank_one_value_defaults_to_the_input_side():
 def test_claims_5_and_6_text():
     """Statements, thresholds and reasons, worked out from the data: three seeds at +0.001 s each,
     ours = entropy rate + 0.5 exp(-s/50) first within 0.01 at s ~ 207 (grid of 10, smoothed)."""
-    chain = MarkovChain(0.5, 0.8)
-    settings = {
-        "tolerance": 0.01,
-        "plateau": [200, 600],
-        "share_fig3": 0.9,
-        "share_fig6": 0.99,
-        "structure_step": 200,
-        "cos_e": 0.9,
-        "flatness": 0.5,
-    }
-    fig3 = pd.DataFrame(
-        {
-            "matrix": ["W_1", "W_V", "W_1", "W_V"],
-            "step": [1, 1, 200, 200],
-            "top_share": [0.2, 0.3, 0.95, 0.97],
-            "cos_e_input": [0.3, 0.2, 0.99, 0.58],
-            "cos_e_output": [np.nan, 0.1, np.nan, 0.17],
-            "e_flatness": [0.1, 0.1, 0.8, 0.8],
-        }
-    )
-    fig6 = pd.DataFrame(
-        {
-            "matrix": ["W_1", "W_V"],
-            "step": [0, 200],
-            "top_share": [1.0, 0.98],
-            "cos_e_input": [1.0, 0.9],
-            "cos_e_output": [np.nan, 0.2],
-            "e_flatness": [1.0, 1.0],
-        }
-    )
+    chain, settings, fig3, fig6 = CLAIMS_CHAIN, CLAIMS_SETTINGS, FIG3_STRUCTURE, FIG6_STRUCTURE
     fig4 = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), range(0, 2001, 10))
     claims = {c.claim_id: c for c in transformer_claims(fig4, fig3, fig6, chain, settings)}
     core = [claims[i] for i in ("5a", "5b", "6a", "6b")]

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from conftest import TRAINING_SETTINGS
 from replication.benign_overfitting.data import sample_gram_data
 from replication.local_to_global.markov import MarkovChain
 from replication.local_to_global.train import train
@@ -11,17 +12,7 @@ from replication.numerics import VARIABLE, Perturbation, parse, perturb
 SETTINGS = {
     "model": {"d": 8, "context": 16, "mlp_ratio": 4},
     "batch_size": 8,
-    "sigma": 0.02,
-    "optimizer": {
-        "name": "adamw",
-        "lr": 0.01,
-        "betas": [0.9, 0.95],
-        "momentum": 0.0,
-        "weight_decay": 0.001,
-        "no_decay": ["p", "b"],
-    },
-    "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
-    "device": "cpu",
+    **TRAINING_SETTINGS,
     "chunk": 8,
     "steps": 8,
     "eval_every": 4,
