@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from test_claims_kinds import CHAIN as CLAIMS_CHAIN
+from test_claims_kinds import SETTINGS as CLAIMS_SETTINGS
 
 from conftest import TRAINING_SETTINGS, shared_scope
 from replication.local_to_global.markov import MarkovChain
@@ -112,16 +114,6 @@ def test_structure_of_rank_one_and_isotropic_matrices():
 
 
 # Claims 5 and 6 from hand-made data: the chain of Fig. 4, structure tables of Figs. 3 and 6.
-CLAIMS_CHAIN = MarkovChain(0.5, 0.8)
-CLAIMS_SETTINGS = {
-    "tolerance": 0.01,
-    "plateau": [200, 600],
-    "share_fig3": 0.9,
-    "share_fig6": 0.99,
-    "structure_step": 200,
-    "cos_e": 0.9,
-    "flatness": 0.5,
-}
 FIG3_STRUCTURE = pd.DataFrame(
     {
         "matrix": ["W_1", "W_V", "W_1", "W_V"],
