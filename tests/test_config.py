@@ -130,3 +130,13 @@ def test_command_line_override_reaches_the_rules(tmp_path):
         tmp_path, "--cores", "1", "-n", "--printshellcmds", "--config", "local_to_global={fig1: {extent: 2.5, seed: 7}}"
     )
     assert "Invalid config" not in result.stdout + result.stderr
+
+
+def test_a_warm_up_of_exactly_one_step_is_rejected():
+    """0.05 x 20 steps: torch's one-cycle schedule would divide by zero at the first step."""
+    config = with_value(["local_to_global", "transformer", "schedule", "warmup"], 0.05)
+    config["local_to_global"]["transformer"]["experiments"]["fig3"]["steps"] = 20
+    with pytest.raises(ConfigError, match=r"schedule\.warmup.*exactly one step.*allowed: warmup x steps != 1"):
+        validate_config(config, SCHEMA)
+    config["local_to_global"]["transformer"]["experiments"]["fig3"]["steps"] = 40
+    validate_config(config, SCHEMA)

@@ -62,6 +62,25 @@ def check_theory(config: dict) -> None:
             )
 
 
+def check_schedule(config: dict) -> None:
+    """torch's OneCycleLR divides by (warmup x total steps - 1): a warm-up of exactly one step fails."""
+    transformer = config.get("local_to_global", {}).get("transformer", {})
+    schedule = transformer.get("schedule", {})
+    if schedule.get("name") != "onecycle" or "warmup" not in schedule:
+        return
+    for name, experiment in transformer.get("experiments", {}).items():
+        steps = experiment.get("steps")
+        if steps is None:
+            continue
+        total = max(steps, schedule.get("horizon") or steps, 2)
+        if schedule["warmup"] * total == 1.0:
+            raise ConfigError(
+                f"config key 'local_to_global.transformer.schedule.warmup': warm-up {schedule['warmup']} of "
+                f"{total} steps (experiment {name}) is exactly one step, which the one-cycle schedule cannot "
+                "take; allowed: warmup x steps != 1"
+            )
+
+
 def _coerce_scalars(node: Any) -> Any:
     """Numbers and booleans written as text (``--config`` passes nested values as strings)."""
     if isinstance(node, dict):
@@ -91,4 +110,5 @@ def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
         best = jsonschema.exceptions.best_match([cause])
         raise ConfigError(_describe(best)) from None
     check_theory(config)
+    check_schedule(config)
     return config
