@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from replication.benign_overfitting.claims import all_claims
 from replication.claims import write_claims
 from replication.io import log_to
+from replication.papers.benign_overfitting.claims import all_claims
 
 log = log_to(snakemake.log[0])
 # trajectories/<panel>.npz -> panel

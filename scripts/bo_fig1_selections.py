@@ -1,8 +1,8 @@
 """Fig. 1 data of Benign overfitting: hand-built token selections for the three scenarios."""
 
-from replication.benign_overfitting.grid import RunSettings
-from replication.benign_overfitting.runs import fig1_selections
 from replication.io import log_to, write_csv
+from replication.papers.benign_overfitting.grid import RunSettings
+from replication.papers.benign_overfitting.runs import fig1_selections
 
 log = log_to(snakemake.log[0])
 s = snakemake.params.settings

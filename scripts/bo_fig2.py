@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from replication.benign_overfitting.plots import fig2
 from replication.io import log_to
+from replication.papers.benign_overfitting.plots import fig2
 from replication.plotting import apply_style, save_figure
 
 log_to(snakemake.log[0])

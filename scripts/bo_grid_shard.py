@@ -2,8 +2,8 @@
 
 from tqdm import tqdm
 
-from replication.benign_overfitting.grid import RunSettings, run_cells
 from replication.io import log_to, write_csv
+from replication.papers.benign_overfitting.grid import RunSettings, run_cells
 
 log = log_to(snakemake.log[0])
 cells = [tuple(cell) for cell in snakemake.params.cells]

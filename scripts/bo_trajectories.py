@@ -1,9 +1,9 @@
 """The recorded training runs of Benign overfitting (Figs. 2, 3)."""
 
-from replication.benign_overfitting.grid import RunSettings
-from replication.benign_overfitting.metrics import final_roles
-from replication.benign_overfitting.runs import trajectory
 from replication.io import log_to, write_npz
+from replication.papers.benign_overfitting.grid import RunSettings
+from replication.papers.benign_overfitting.metrics import final_roles
+from replication.papers.benign_overfitting.runs import trajectory
 
 log = log_to(snakemake.log[0])
 s = snakemake.params.settings

@@ -1,7 +1,7 @@
 """Integrate the (e, w, a) gradient flows drawn in Fig. 2 or Fig. 5."""
 
 from replication.io import log_to, write_csv
-from replication.local_to_global.landscape import attention_flows, flows_for_chains
+from replication.papers.local_to_global.landscape import attention_flows, flows_for_chains
 
 log = log_to(snakemake.log[0])
 s = snakemake.params.settings

@@ -4,8 +4,8 @@ import pandas as pd
 
 from replication.claims import write_claims
 from replication.io import log_to
-from replication.local_to_global.markov import MarkovChain
-from replication.local_to_global.transformer_claims import transformer_claims
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.transformer_claims import transformer_claims
 
 log = log_to(snakemake.log[0])
 claims = transformer_claims(

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from replication.io import log_to
-from replication.local_to_global.markov import MarkovChain
-from replication.local_to_global.transformer_plots import loss_curves
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.transformer_plots import loss_curves
 from replication.plotting import apply_style, save_figure
 
 log = log_to(snakemake.log[0])

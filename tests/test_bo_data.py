@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from replication.benign_overfitting.data import (
+from replication.papers.benign_overfitting.data import (
     IRRELEVANT,
     RELEVANT,
     WEAK_ALIGNED,

@@ -5,12 +5,12 @@ import pandas as pd
 import pytest
 
 from conftest import shared_scope
-from replication.benign_overfitting import plots
-from replication.benign_overfitting.claims import all_claims, fig2_claims, fig3_claims, grid_claims
-from replication.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
-from replication.benign_overfitting.grid import GRID_COLUMNS, RunSettings
-from replication.benign_overfitting.runs import fig1_selections, trajectory
 from replication.config import ConfigError, validate_config
+from replication.papers.benign_overfitting import plots
+from replication.papers.benign_overfitting.claims import all_claims, fig2_claims, fig3_claims, grid_claims
+from replication.papers.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
+from replication.papers.benign_overfitting.grid import GRID_COLUMNS, RunSettings
+from replication.papers.benign_overfitting.runs import fig1_selections, trajectory
 from replication.plotting import apply_style
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]

@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 
 from conftest import shared_scope
-from replication.benign_overfitting.grid import GRID_COLUMNS, RunSettings, axis_values, grid_cells, run_cells, shards
+from replication.papers.benign_overfitting.grid import (
+    GRID_COLUMNS,
+    RunSettings,
+    axis_values,
+    grid_cells,
+    run_cells,
+    shards,
+)
 
 REQUIRED = [
     "d",
@@ -60,10 +67,10 @@ def test_cells_and_shards():
 
 def test_each_row_holds_its_own_cells_quantities(table):
     """Recompute every column of each cell on its own (one run, no batch) and compare with its row."""
-    from replication.benign_overfitting import metrics
-    from replication.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
-    from replication.benign_overfitting.grid import cell_problem, evaluate_from_probabilities
-    from replication.benign_overfitting.train import evaluate, outputs, project_test_set, stack, train_gram
+    from replication.papers.benign_overfitting import metrics
+    from replication.papers.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
+    from replication.papers.benign_overfitting.grid import cell_problem, evaluate_from_probabilities
+    from replication.papers.benign_overfitting.train import evaluate, outputs, project_test_set, stack, train_gram
 
     for row, (d, m, seed) in zip(table.itertuples(), [(250, 5.0, 1), (250, 40.0, 1), (500, 20.0, 2)]):
         data, problem, test_rng = cell_problem(d, m, seed, SMALL)
@@ -100,8 +107,8 @@ def test_model_from_config_takes_exactly_its_fields():
 
 
 def test_progress_counts_cells_and_noise_model_reaches_the_data():
-    from replication.benign_overfitting.data import cell_seed, sample_gram_data, train_test_generators
-    from replication.benign_overfitting.grid import cell_problem
+    from replication.papers.benign_overfitting.data import cell_seed, sample_gram_data, train_test_generators
+    from replication.papers.benign_overfitting.grid import cell_problem
 
     class Counter:
         total = 0

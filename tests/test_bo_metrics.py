@@ -4,9 +4,9 @@ import warnings
 
 import numpy as np
 
-from replication.benign_overfitting import metrics
-from replication.benign_overfitting.data import sample_dataset
-from replication.benign_overfitting.train import GramProblem, stack, train_gram
+from replication.papers.benign_overfitting import metrics
+from replication.papers.benign_overfitting.data import sample_dataset
+from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram
 
 
 def test_as_defined_on_a_hand_made_case():

@@ -5,9 +5,9 @@ import pytest
 from scipy import stats
 
 from conftest import shared_scope
-from replication.benign_overfitting.data import head, sample_dataset
-from replication.benign_overfitting.model import softmax
-from replication.benign_overfitting.train import (
+from replication.papers.benign_overfitting.data import head, sample_dataset
+from replication.papers.benign_overfitting.model import softmax
+from replication.papers.benign_overfitting.train import (
     GramProblem,
     evaluate,
     materialise_test_set,

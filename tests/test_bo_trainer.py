@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from conftest import shared_scope
-from replication.benign_overfitting import model
-from replication.benign_overfitting.data import head, sample_dataset
-from replication.benign_overfitting.train import GramProblem, stack, train_gram
+from replication.papers.benign_overfitting import model
+from replication.papers.benign_overfitting.data import head, sample_dataset
+from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram
 
 
 def _data(seed=0, d=200, signal_norm=20.0, n=20):

@@ -5,12 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replication.benign_overfitting.claims import grid_claims
 from replication.claims import Claim
-from replication.local_to_global import canonical
-from replication.local_to_global.endpoint_loss import reclassify, sampled_cross_entropy, sampled_loss_claim
-from replication.local_to_global.markov import MarkovChain
-from replication.local_to_global.transformer_claims import loss_claims, structure_claims
+from replication.papers.benign_overfitting.claims import grid_claims
+from replication.papers.local_to_global import canonical
+from replication.papers.local_to_global.endpoint_loss import reclassify, sampled_cross_entropy, sampled_loss_claim
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.transformer_claims import loss_claims, structure_claims
 
 SETTINGS = {
     "tolerance": 0.01,

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from replication.local_to_global.ablation import (
+from replication.papers.local_to_global.ablation import (
     ablation_table,
     alignment_table,
     build_two_symbol,
     variant_settings,
 )
-from replication.local_to_global.markov import MarkovChain
-from replication.local_to_global.model import MarkovTransformer, TransformerConfig
-from replication.local_to_global.train import make_optimizer, make_schedule, train
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.model import MarkovTransformer, TransformerConfig
+from replication.papers.local_to_global.train import make_optimizer, make_schedule, train
 
 RUN = {
     "model": {"d": 4, "context": 16, "mlp_ratio": 4},

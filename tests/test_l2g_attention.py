@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from replication.local_to_global import canonical
-from replication.local_to_global import canonical_attention as attention
-from replication.local_to_global.flow import clocked_field, integrate_flow
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global import canonical
+from replication.papers.local_to_global import canonical_attention as attention
+from replication.papers.local_to_global.flow import clocked_field, integrate_flow
+from replication.papers.local_to_global.markov import MarkovChain
 
 CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
 IDS = [f"p={c.p},q={c.q}" for c in CHAINS]

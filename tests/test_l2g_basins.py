@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from conftest import shared_scope
-from replication.local_to_global import basins, canonical, landscape, plots
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global import basins, canonical, landscape, plots
+from replication.papers.local_to_global.markov import MarkovChain
 
 SETTINGS = {
     "chains": [{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}],

@@ -6,9 +6,9 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_expit
 
 from conftest import shared_scope
-from replication.local_to_global import canonical
-from replication.local_to_global.flow import integrate_flow
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global import canonical
+from replication.papers.local_to_global.flow import integrate_flow
+from replication.papers.local_to_global.markov import MarkovChain
 
 CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
 IDS = [f"p={c.p},q={c.q}" for c in CHAINS]

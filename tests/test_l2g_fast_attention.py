@@ -15,10 +15,10 @@ import yaml
 
 from conftest import TRAINING_SETTINGS
 from replication.config import ConfigError, validate_config
-from replication.local_to_global.fast_attention import binary_token_attention
-from replication.local_to_global.markov import MarkovChain
-from replication.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
-from replication.local_to_global.train import train
+from replication.papers.local_to_global.fast_attention import binary_token_attention
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
+from replication.papers.local_to_global.train import train
 
 CONTEXTS = (1, 2, 3, 7, 64, 100, 1024)
 RTOL = 1e-10

@@ -5,8 +5,8 @@ import logging
 import numpy as np
 import pandas as pd
 
-from replication.local_to_global import canonical, landscape
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global import canonical, landscape
+from replication.papers.local_to_global.markov import MarkovChain
 
 
 def test_fig1_flows_table():

@@ -7,7 +7,7 @@ import pytest
 import torch
 from test_l2g_transformer_train import SETTINGS
 
-from replication.local_to_global.train import make_model, make_optimizer, make_schedule
+from replication.papers.local_to_global.train import make_model, make_optimizer, make_schedule
 
 
 def _groups(optimizer):
@@ -93,8 +93,8 @@ def test_one_cycle_leaves_the_adam_betas_alone():
 
 
 def test_training_reports_progress_with_both_losses(capsys):
-    from replication.local_to_global.markov import MarkovChain
-    from replication.local_to_global.train import train
+    from replication.papers.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.train import train
 
     settings = {**copy.deepcopy(SETTINGS), "steps": 40, "chunk": 16, "checkpoints": []}
     result = train(MarkovChain(0.2, 0.3), "standard", 3, settings, name="bar/standard/seed3", progress=True)
@@ -108,7 +108,7 @@ def test_training_reports_progress_with_both_losses(capsys):
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the fallback of a machine without CUDA")
 def test_cuda_request_without_cuda_falls_back_to_the_cpu_with_a_warning(caplog):
-    from replication.local_to_global.train import resolve_device
+    from replication.papers.local_to_global.train import resolve_device
 
     with caplog.at_level("WARNING", logger="replication"):
         assert resolve_device("cuda") == torch.device("cpu")

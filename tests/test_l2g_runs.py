@@ -1,6 +1,6 @@
 """Which training runs an experiment asks for, and the settings each run gets."""
 
-from replication.local_to_global.runs import run_files, run_settings, runs
+from replication.papers.local_to_global.runs import run_files, run_settings, runs
 
 SECTION = {
     "model": {"d": 8},

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from replication.local_to_global.tables import table1, table2, to_latex, to_markdown
+from replication.papers.local_to_global.tables import table1, table2, to_latex, to_markdown
 
 SETTINGS = {
     "model": {"d": 4, "context": 16, "mlp_ratio": 4},

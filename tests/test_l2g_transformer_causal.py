@@ -2,7 +2,7 @@
 
 import torch
 
-from replication.local_to_global.model import MarkovTransformer, TransformerConfig, initialise
+from replication.papers.local_to_global.model import MarkovTransformer, TransformerConfig, initialise
 
 
 def _model(init: str, seed: int = 0) -> MarkovTransformer:

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from replication.local_to_global.data import BatchStream, sample_sequences
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.data import BatchStream, sample_sequences
+from replication.papers.local_to_global.markov import MarkovChain
 
 
 def _sequential(chain, batch, length, seed):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from replication.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
-from replication.local_to_global.tables import table1, table2, to_latex, to_markdown
+from replication.papers.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
+from replication.papers.local_to_global.tables import table1, table2, to_latex, to_markdown
 
 D, N = 8, 1024
 
@@ -147,8 +147,8 @@ def test_tables_render_markdown_and_booktabs():
 @pytest.mark.parametrize("side, rank_after_step", [("input", 1), ("output", 2)])
 def test_gradient_steps_keep_rank_one_value_only_with_alpha_on_the_input_side(side, rank_after_step):
     """Inputs x_n e + p_n lie along alpha, so dL/dW_V = sum delta x^T has row space alpha."""
-    from replication.local_to_global.data import BatchStream
-    from replication.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.data import BatchStream
+    from replication.papers.local_to_global.markov import MarkovChain
 
     model = initialise(
         MarkovTransformer(TransformerConfig(d=D, context=64)), "rank_one", 0.02, torch.Generator().manual_seed(3), side

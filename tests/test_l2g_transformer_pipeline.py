@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_snakemake
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.markov import MarkovChain
 
 SMOKE = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["local_to_global"]["transformer"]
 FIGURES = "figures/local_to_global"

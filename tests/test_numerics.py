@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from conftest import TRAINING_SETTINGS
-from replication.benign_overfitting.data import sample_gram_data
-from replication.local_to_global.markov import MarkovChain
-from replication.local_to_global.train import train
 from replication.numerics import VARIABLE, Perturbation, parse, perturb
+from replication.papers.benign_overfitting.data import sample_gram_data
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.train import train
 
 SETTINGS = {
     "model": {"d": 8, "context": 16, "mlp_ratio": 4},

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from conftest import ROOT, run_snakemake
-from replication.local_to_global import canonical
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global import canonical
+from replication.papers.local_to_global.markov import MarkovChain
 
 
 def test_manifest_lists_every_figure_with_its_hash(smoke_run):

@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from scipy.special import log_expit
 
-from replication.benign_overfitting import metrics, model
-from replication.benign_overfitting.data import head, sample_dataset
-from replication.benign_overfitting.train import GramProblem, stack, train_gram
-from replication.local_to_global import canonical
-from replication.local_to_global.data import sample_sequences
-from replication.local_to_global.flow import integrate_flow
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.benign_overfitting import metrics, model
+from replication.papers.benign_overfitting.data import head, sample_dataset
+from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram
+from replication.papers.local_to_global import canonical
+from replication.papers.local_to_global.data import sample_sequences
+from replication.papers.local_to_global.flow import integrate_flow
+from replication.papers.local_to_global.markov import MarkovChain
 
 FAST = settings(max_examples=12, deadline=None, derandomize=True, database=None)
 

@@ -19,10 +19,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one BLAS thread per worker
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from replication.benign_overfitting import model  # noqa: E402
-from replication.benign_overfitting.data import head, sample_dataset  # noqa: E402
-from replication.benign_overfitting.grid import RunSettings, grid_cells, run_cells  # noqa: E402
-from replication.benign_overfitting.train import GramProblem, stack, train_gram  # noqa: E402
+from replication.papers.benign_overfitting import model  # noqa: E402
+from replication.papers.benign_overfitting.data import head, sample_dataset  # noqa: E402
+from replication.papers.benign_overfitting.grid import RunSettings, grid_cells, run_cells  # noqa: E402
+from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram  # noqa: E402
 
 PAPER_GRID = {
     "dims": {"start": 250, "stop": 5000, "step": 250},

@@ -31,9 +31,9 @@ def worker(args) -> None:
     import torch
 
     from replication.io import write_csv
-    from replication.local_to_global.markov import MarkovChain
-    from replication.local_to_global.runs import run_settings
-    from replication.local_to_global.train import train
+    from replication.papers.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.runs import run_settings
+    from replication.papers.local_to_global.train import train
 
     torch.set_num_threads(1)
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
@@ -45,7 +45,7 @@ def worker(args) -> None:
 
 
 def statistics(losses: pd.DataFrame, chain: dict, smooth: int) -> dict:
-    from replication.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.markov import MarkovChain
 
     tested = losses.dropna(subset=["test_loss"]).set_index("step").test_loss
     smoothed = tested.rolling(smooth, center=True, min_periods=1).mean()

@@ -17,10 +17,10 @@ import time
 
 import numpy as np
 
-from replication.local_to_global import canonical_attention as attention
-from replication.local_to_global.basins import MODELS, flow_endpoints
-from replication.local_to_global.flow import integrate_flow
-from replication.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global import canonical_attention as attention
+from replication.papers.local_to_global.basins import MODELS, flow_endpoints
+from replication.papers.local_to_global.flow import integrate_flow
+from replication.papers.local_to_global.markov import MarkovChain
 
 
 def load() -> str:

@@ -22,11 +22,11 @@ import torch
 import yaml
 
 from replication.config import validate_config
-from replication.local_to_global.data import sample_sequences
-from replication.local_to_global.markov import MarkovChain
-from replication.local_to_global.model import initialise
-from replication.local_to_global.runs import run_settings
-from replication.local_to_global.train import make_model, stream_seed, train
+from replication.papers.local_to_global.data import sample_sequences
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.model import initialise
+from replication.papers.local_to_global.runs import run_settings
+from replication.papers.local_to_global.train import make_model, stream_seed, train
 
 ROOT = Path(__file__).resolve().parents[2]
 # The paper settings of Fig. 4, read from the project's config so the benchmark cannot drift.

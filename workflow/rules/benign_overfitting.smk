@@ -2,7 +2,7 @@
 # (Figs. 2, 3), the d x ||mu|| grid in shards (Figs. 4-6, accuracy), then the claims table.
 import sys
 
-from replication.benign_overfitting.grid import axis_values, grid_cells, shards
+from replication.papers.benign_overfitting.grid import axis_values, grid_cells, shards
 
 BO = config["benign_overfitting"]
 BO_RESULTS = "results/benign_overfitting"

@@ -1,8 +1,8 @@
 # Local to Global: a single-layer transformer trained on Markov chains (Figs. 3, 4, 6; Tables 1, 2).
 # One training job per (experiment, init, seed); figures, tables and claims read the runs.
 
-from replication.local_to_global.ablation import variant_settings
-from replication.local_to_global.runs import (
+from replication.papers.local_to_global.ablation import variant_settings
+from replication.papers.local_to_global.runs import (
     ABLATION_PATTERN,
     RUN_PATTERN,
     ablation_files,

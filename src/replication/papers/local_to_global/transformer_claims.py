@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, not_checkable, over_runs
+from replication.claims import Claim, not_checkable, over_runs
+
 from .markov import MarkovChain
 
 PAPER = "Local to Global"

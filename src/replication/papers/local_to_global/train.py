@@ -15,7 +15,8 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from ..numerics import perturb_module
+from replication.numerics import perturb_module
+
 from .data import BatchStream
 from .markov import MarkovChain
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
@@ -169,7 +170,7 @@ def train(
 
 def train_and_write(settings: dict, init: str, seed: int, run: str, losses_path, checkpoints_path) -> None:
     """One run of a figure or of an ablation variant, logged and written atomically (losses CSV, checkpoints)."""
-    from ..io import write_csv, write_npz
+    from replication.io import write_csv, write_npz
 
     log = logging.getLogger("replication")
     log.info("run %s: %s", run, {k: settings[k] for k in ("steps", "eval_every", "checkpoints", "device")})

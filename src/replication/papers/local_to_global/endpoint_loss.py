@@ -16,7 +16,8 @@ import torch
 from scipy.optimize import minimize_scalar
 from scipy.special import log_expit
 
-from ..claims import Claim, documentation, over_runs
+from replication.claims import Claim, documentation, over_runs
+
 from . import canonical
 from .basins import MODELS, PAPER, flow_endpoints
 from .data import sample_sequences

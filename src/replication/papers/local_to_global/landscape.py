@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..numerics import perturb
+from replication.numerics import perturb
+
 from . import canonical
 from .flow import integrate_flow
 from .markov import MarkovChain

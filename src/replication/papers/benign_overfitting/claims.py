@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, documentation, not_checkable, over_runs
+from replication.claims import Claim, documentation, not_checkable, over_runs
+
 from .data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
 from .metrics import final_roles, relevant_probability
 

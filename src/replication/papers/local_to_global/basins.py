@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ..claims import Claim
-from ..numerics import perturb
+from replication.claims import Claim
+from replication.numerics import perturb
+
 from . import canonical, canonical_attention
 from .flow import clocked_field, integrate_flow
 from .markov import MarkovChain

@@ -1,0 +1,1 @@
+"""The replicated papers: one package per paper."""
