@@ -6,6 +6,7 @@ paths give the same losses to float32 rounding; extreme scores stay exact.
 """
 
 import copy
+import math
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ import yaml
 
 from conftest import TRAINING_SETTINGS
 from replication.config import ConfigError, validate_config
+from replication.papers.local_to_global import fast_attention
 from replication.papers.local_to_global.fast_attention import binary_token_attention
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
@@ -216,3 +218,40 @@ def test_float32_stays_accurate_for_large_scores():
     scale = exact.abs().max().item()
     fast_error, general_error = ((t.double() - exact).abs().max().item() / scale for t in (fast, general))
     assert fast_error < max(10 * general_error, 1e-5), (fast_error, general_error)
+
+
+@pytest.mark.parametrize("shift", ("score_bound", "row_maximum"))
+def test_the_written_backward_passes_gradcheck(monkeypatch, shift):
+    """The hand-written backward against finite differences in float64, for every input of the kernel:
+    several row blocks, both key groups (beta on both sides of -ln 2), and each choice of row shift."""
+    monkeypatch.setattr(fast_attention, "BLOCK_ROWS", 8)
+    monkeypatch.setattr(fast_attention, "SHIFT_BOUND_LIMIT", math.inf if shift == "score_bound" else -1.0)
+    generator = torch.Generator().manual_seed(11)
+    length, batch, d = 13, 3, 4
+
+    def draw(*shape, scale=1.0):
+        return (scale * torch.randn(*shape, generator=generator, dtype=torch.float64)).requires_grad_()
+
+    queries, key, value, shift_vector = draw(2 * length, d), draw(length, d), draw(length, d), draw(d)
+    beta = torch.linspace(-3.0, 2.5, 2 * length, dtype=torch.float64)
+    beta = beta[torch.randperm(2 * length, generator=generator)].requires_grad_()
+    assert (beta + math.log(2)).abs().min() > 0.05  # no row sits on the boundary of the two groups
+    tokens = torch.randint(0, 2, (length, batch), generator=generator)
+    tokens[0] = torch.tensor([0, 1, 1])  # first positions of both symbols: empty key groups
+
+    def attention(*inputs):
+        return fast_attention._BinaryTokenAttention.apply(*inputs, tokens)
+
+    assert torch.autograd.gradcheck(attention, (queries, key, value, shift_vector, beta), eps=1e-6, atol=1e-8)
+
+
+def test_both_row_shifts_give_the_same_attention(monkeypatch):
+    """Shifting rows by the Cauchy-Schwarz score bound or by the row maximum is the same function, also
+    for scores of several units (trained-like), in float64 to 1e-12."""
+    fast, _ = _models("standard", sigma=0.7, seed=5, context=200)
+    tokens = _tokens(3, 200, seed=5)[:, :-1]
+    outputs = {}
+    for limit in (math.inf, -1.0):
+        monkeypatch.setattr(fast_attention, "SHIFT_BOUND_LIMIT", limit)
+        outputs[limit] = binary_token_attention(tokens, fast.e, fast.p, fast.W_Q, fast.W_K, fast.W_V).detach()
+    assert _relative_error(outputs[math.inf], outputs[-1.0], 1.0) < 1e-12

@@ -37,25 +37,41 @@ import torch
 
 BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal triangle
 LOG_MAX_LIGHT_WEIGHT = math.log(2)  # keys of the light group weigh at most 2x the heavy group's
+SHIFT_BOUND_LIMIT = 4.0  # rows shifted by a score bound up to this shrink by at most exp(-8) ~ 3e-4
 
 
 class ScoresOutOfRange(ArithmeticError):
     """A row of positional scores spans more than the floating-point exponent range."""
 
 
-def _block_products(queries, key, rhs, blocks):
-    """sums[r] = E_r @ rhs_{group(r)}, E_r = softmax(S_r) over keys up to position_r; and the E blocks."""
+def _block_products(queries, key, rhs, blocks, keep):
+    """sums[r] = E_r @ rhs_{group(r)} with E_r = exp(S_r - m_r) over keys up to position_r, and the E
+    blocks when ``keep``. The output does not depend on a row's scale, so any shift m_r that keeps the
+    largest entry near 1 will do: Cauchy-Schwarz gives m_r = |q_r| max_i |k_i| >= S_ri, folded into the
+    score GEMM through a column of ones, and one exp pass replaces softmax's three. Where that bound is
+    loose enough to shrink a row by more than exp(-2 SHIFT_BOUND_LIMIT), the row maximum is used."""
+    d = key.shape[1]
     sums = queries.new_empty(queries.shape[0], rhs[0].shape[1])
     probabilities = []
     columns = torch.arange(key.shape[0], device=key.device)
-    key_columns = key.T.contiguous()  # (d, T): the score GEMM then reads keys along its long dimension
-    for start, stop, group, first, width, positions in blocks:
-        scores = torch.mm(queries[start:stop], key_columns[:, :width])
-        if width > first:  # the causal mask touches only the columns past the block's first position
-            scores[:, first:].masked_fill_(columns[first:width] > positions, float("-inf"))
-        scores = torch.softmax(scores, 1)  # one fused pass; any positive row scale cancels in the mixture
-        torch.mm(scores, rhs[group][:width], out=sums[start:stop])
-        probabilities.append(scores)
+    bound = torch.linalg.vector_norm(queries, dim=1) * torch.linalg.vector_norm(key, dim=1).max()
+    shifted_queries = torch.cat((queries, -bound.unsqueeze(1)), 1)
+    # (d + 1, T): the score GEMM then reads keys along its long dimension
+    key_columns = torch.cat((key, torch.ones_like(key[:, :1])), 1).T.contiguous()
+    block_bounds = [float(bound[start:stop].max()) if stop > start else 0.0 for start, stop, *_ in blocks]
+    for (start, stop, group, first, width, positions), largest in zip(blocks, block_bounds):
+        if largest <= SHIFT_BOUND_LIMIT:
+            weights = torch.mm(shifted_queries[start:stop], key_columns[:, :width]).exp_()  # entries in (0, 1]
+            if width > first:  # the causal mask touches only the columns past the block's first position
+                weights[:, first:].masked_fill_(columns[first:width] > positions, 0.0)
+        else:
+            weights = torch.mm(queries[start:stop], key_columns[:d, :width])
+            if width > first:
+                weights[:, first:].masked_fill_(columns[first:width] > positions, float("-inf"))
+            weights = torch.softmax(weights, 1)
+        torch.mm(weights, rhs[group][:width], out=sums[start:stop])
+        if keep:
+            probabilities.append(weights)
     return sums, probabilities
 
 
@@ -109,7 +125,8 @@ class _BinaryTokenAttention(torch.autograd.Function):
             for g in (0, 1)
         )
         sorted_queries = queries.index_select(0, order)
-        sums, probabilities = _block_products(sorted_queries, key, rhs, blocks)
+        keep = any(ctx.needs_input_grad)  # False for an evaluation without gradients: save nothing
+        sums, probabilities = _block_products(sorted_queries, key, rhs, blocks, keep)
 
         # Query (n, b), flat k = n B + b, reads row r = t_bn T + n: its own batch block and the shared one.
         row = (tokens.long() * length + torch.arange(length, device=device).unsqueeze(1)).flatten()
@@ -140,6 +157,8 @@ class _BinaryTokenAttention(torch.autograd.Function):
         )
         denominator = heavy_total + light_weight * light_total
         out = (heavy_sum + light_weight * light_sum) / denominator
+        if not keep:
+            return out.view(length, batch, d)
 
         ctx.blocks, ctx.probabilities = blocks, probabilities
         ctx.indices = (order, row, chosen_index, totals_index)
