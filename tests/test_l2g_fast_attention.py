@@ -236,8 +236,8 @@ def test_the_written_backward_passes_gradcheck(monkeypatch, shift):
     beta = torch.linspace(-3.0, 2.5, 2 * length, dtype=torch.float64)
     beta = beta[torch.randperm(2 * length, generator=generator)].requires_grad_()
     assert (beta + math.log(2)).abs().min() > 0.05  # no row sits on the boundary of the two groups
-    tokens = torch.randint(0, 2, (length, batch), generator=generator)
-    tokens[0] = torch.tensor([0, 1, 1])  # first positions of both symbols: empty key groups
+    tokens = torch.randint(0, 2, (batch, length), generator=generator)
+    tokens[:, 0] = torch.tensor([0, 1, 1])  # first positions of both symbols: empty key groups
 
     def attention(*inputs):
         return fast_attention._BinaryTokenAttention.apply(*inputs, tokens)
