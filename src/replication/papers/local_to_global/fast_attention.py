@@ -136,11 +136,13 @@ class _BinaryTokenAttention(torch.autograd.Function):
         row = tokens.flatten() * length + position
         rank = torch.empty_like(order).index_copy_(0, order, rows)  # the inverse permutation of the sort
         sorted_row = rank.index_select(0, row)
-        chosen_index = sorted_row * (batch + 1) + torch.arange(batch, device=device).repeat_interleave(length)
-        totals_index = sorted_row * (batch + 1) + batch
-        per_block = sums.view(-1, d + 1)
-        chosen = per_block.index_select(0, chosen_index).T.contiguous()  # (d + 1, K)
-        totals = per_block.index_select(0, totals_index).T.contiguous()
+        # Flat indices of the (d + 1, K) entries: one gather straight into the query-major layout.
+        entry = torch.arange(d + 1, device=device).unsqueeze(1)
+        totals_index = ((sorted_row * (batch + 1) + batch) * (d + 1)).unsqueeze(0) + entry
+        chosen_index = totals_index - ((batch - torch.arange(batch, device=device)) * (d + 1)).repeat_interleave(length)
+        flat_sums = sums.view(-1)
+        chosen = flat_sums.index_select(0, chosen_index.view(-1)).view(d + 1, -1)  # (d + 1, K)
+        totals = flat_sums.index_select(0, totals_index.view(-1)).view(d + 1, -1)
         group = heavy.index_select(0, row).to(value.dtype)  # (K,): 1 where the heavy group is t = 1
         heavy_total, heavy_sum = chosen[d], chosen[:d]
         light_total = totals[d] - heavy_total
@@ -215,10 +217,14 @@ class _BinaryTokenAttention(torch.autograd.Function):
         grad_beta_k = ((1 - 2 * group) * light_weight * grad_light_weight).mul_(present)
         grad_beta = torch.zeros(2 * length, dtype=key.dtype, device=key.device).index_add_(0, row, grad_beta_k)
 
-        grad_sums = torch.zeros(2 * length * (batch + 1), d + 1, dtype=key.dtype, device=key.device)
-        # one query per (row, batch element)
-        grad_sums.index_copy_(0, chosen_index, torch.cat((grad_heavy_sum, grad_heavy_total.unsqueeze(0))).T)
-        grad_sums.index_add_(0, totals_index, torch.cat((grad_light_sum, grad_light_total.unsqueeze(0))).T)
+        grad_sums = torch.zeros(2 * length * (batch + 1) * (d + 1), dtype=key.dtype, device=key.device)
+        # one query per (row, batch element); the row totals are shared by the queries of a row
+        grad_sums.index_copy_(
+            0, chosen_index.view(-1), torch.cat((grad_heavy_sum, grad_heavy_total.unsqueeze(0))).view(-1)
+        )
+        grad_sums.index_add_(
+            0, totals_index.view(-1), torch.cat((grad_light_sum, grad_light_total.unsqueeze(0))).view(-1)
+        )
         grad_sorted, grad_key, grad_rhs = _block_products_backward(
             grad_sums.view(2 * length, -1), sorted_queries, key, (rhs0, rhs1), ctx.blocks, ctx.probabilities
         )
