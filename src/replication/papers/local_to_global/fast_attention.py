@@ -8,9 +8,10 @@ u = W_V e. The score of query n on key i
     S^tau = Q^tau (K^0)^T / sqrt(d),   beta^tau = Q^tau . W_K e / sqrt(d),
 
 is an entry of one of two N x N matrices that do not depend on the batch, plus a per-row offset on
-keys with t_i = 1. So each of the 2N rows (tau, n) of the batch-independent matrix E = softmax(S)
-(causal, row sum 1) splits the softmax by key value sigma into two groups whose weights differ
-by the factor exp(beta): the "heavy" group h has factor 1, the light one w = exp((1 - 2h) beta).
+keys with t_i = 1. So each of the 2N rows (tau, n) of the batch-independent matrix
+E_ni = exp(S_ni - m_n) (causal; the output does not depend on a row's scale, so any shift m_n that
+keeps the row's largest entry near 1 will do) splits the softmax by key value sigma into two groups
+whose weights differ by the factor exp(beta): the "heavy" group h has factor 1, the light one w = exp((1 - 2h) beta).
 h = [beta >= -ln 2], so w <= 2 (nothing overflows), and rows with |beta| small, as at initialisation,
 all share one group, which keeps row blocks short in position. For the heavy group, dense GEMMs of E
 with the token-masked values of the whole batch give A_h = sum_{t_i = h} E_ni and
@@ -24,9 +25,10 @@ at least half of it).
 Rows are sorted by (group, position), so the causal triangle is skipped block by block. The only
 limit is a row of S spanning about half the floating-point exponent range (float32: ~43), where the
 heavy group's sum nears underflow: ``binary_token_attention`` then returns None and the caller uses
-the general kernel. The backward is written out (checked against autograd through PyTorch's kernel in
-tests/test_l2g_fast_attention.py); a row's normaliser is a constant there (the output does not depend
-on a row's scale).
+the general kernel. The backward is written out (checked against autograd through PyTorch's kernel and
+with torch.autograd.gradcheck in tests/test_l2g_fast_attention.py); a row's shift is a constant there
+(the output does not depend on a row's scale). Per-query quantities live in a (d, queries) layout, so
+that a query's scalars broadcast along contiguous rows.
 """
 
 from __future__ import annotations
