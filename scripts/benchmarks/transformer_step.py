@@ -4,10 +4,11 @@ For the ``fast`` and ``sdpa`` attention paths, in one process and interleaved so
 load falls on both alike, prints: attention forward + backward alone, the evaluation forward (test
 loss, no gradients), and ms per training iteration alone and with a test evaluation every step
 (wall clock and CPU time, from the slope between a short and a longer run so that set-up cost
-cancels), with the ratio sdpa / fast of CPU times; then peak memory, the bulk sampler against a
+cancels; each number the median of repetitions taken in turn for the two paths), with the ratio
+sdpa / fast of CPU times; then peak memory, the bulk sampler against a
 per-position Python loop, and the machine's load. It prints numbers; it asserts nothing.
 
-    .venv/bin/python scripts/benchmarks/transformer_step.py [--threads 1 2] [--steps 40] [--device cpu]
+    .venv/bin/python scripts/benchmarks/transformer_step.py [--threads 1 2] [--steps 40] [--repeats 3] [--device cpu]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import time
 from pathlib import Path
 
@@ -46,16 +48,25 @@ def timed(fn):
 PATHS = ("fast", "sdpa")
 
 
-def per_step(steps: int, eval_every: int, device: str, attention: str) -> tuple[float, float]:
-    """(wall, cpu) seconds per iteration: the slope between runs of `steps` and 3 * `steps` iterations."""
-    settings = {**SETTINGS, "eval_every": eval_every, "device": device, "attention": attention}
+def per_step(steps: int, eval_every: int, device: str, repeats: int) -> dict[str, tuple[float, float]]:
+    """(wall, cpu) seconds per iteration for each path: the slope between runs of `steps` and 3 * `steps`
+    iterations, the median over `repeats` slopes taken in turn for the paths (load changes hit both)."""
 
-    def run(n):
-        return timed(lambda: train(CHAIN, "standard", 1, {**settings, "steps": n}, progress=False))
+    def run(attention, n):
+        settings = {**SETTINGS, "eval_every": eval_every, "device": device, "attention": attention, "steps": n}
+        return timed(lambda: train(CHAIN, "standard", 1, settings, progress=False))
 
-    run(5)  # warm-up: allocator, kernels
-    short, long = run(steps), run(3 * steps)
-    return (long[0] - short[0]) / (2 * steps), (long[1] - short[1]) / (2 * steps)
+    slopes = {attention: [] for attention in PATHS}
+    for attention in PATHS:
+        run(attention, 5)  # warm-up: allocator, kernels
+    for _ in range(repeats):
+        for attention in PATHS:
+            short, long = run(attention, steps), run(attention, 3 * steps)
+            slopes[attention].append(((long[0] - short[0]) / (2 * steps), (long[1] - short[1]) / (2 * steps)))
+    return {
+        attention: tuple(statistics.median(slope[i] for slope in values) for i in (0, 1))
+        for attention, values in slopes.items()
+    }
 
 
 def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, float]]]:
@@ -81,16 +92,18 @@ def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, flo
         with torch.no_grad():
             model.loss(x, y)
 
-    times = {attention: {"attention": [0.0, 0.0], "evaluation": [0.0, 0.0]} for attention in PATHS}
+    samples = {attention: {"attention": [], "evaluation": []} for attention in PATHS}
     for what, fn in (("attention", attention_step), ("evaluation", evaluation)):
         for attention in PATHS:
             fn(models[attention])  # warm-up
         for _ in range(reps):  # interleaved: load changes hit both paths alike
             for attention in PATHS:
-                wall, cpu = timed(lambda fn=fn, attention=attention: fn(models[attention]))
-                times[attention][what][0] += wall / reps
-                times[attention][what][1] += cpu / reps
-    return times
+                samples[attention][what].append(timed(lambda fn=fn, attention=attention: fn(models[attention])))
+    # The median: on a shared machine a few repetitions catch another job's burst.
+    return {
+        attention: {what: tuple(statistics.median(t[i] for t in ts) for i in (0, 1)) for what, ts in kinds.items()}
+        for attention, kinds in samples.items()
+    }
 
 
 def side_by_side(label: str, results: dict[str, tuple[float, float]]) -> str:
@@ -117,6 +130,7 @@ def main():
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--reps", type=int, default=10, help="repetitions of each kernel timing")
+    parser.add_argument("--repeats", type=int, default=3, help="per-iteration slopes per path (median)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = parser.parse_args()
 
@@ -153,9 +167,9 @@ def main():
             ("evaluation", "evaluation forward (test loss)"),
         ):
             print(side_by_side(label, {attention: kernels[attention][what] for attention in PATHS}))
-        train_only = {attention: per_step(args.steps, 10**9, args.device, attention) for attention in PATHS}
+        train_only = per_step(args.steps, 10**9, args.device, args.repeats)
         print(side_by_side("training iteration", train_only))
-        with_eval = {attention: per_step(args.steps, 1, args.device, attention) for attention in PATHS}
+        with_eval = per_step(args.steps, 1, args.device, args.repeats)
         print(side_by_side("iteration + test loss every step", with_eval))
     print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     if args.device == "cuda" and torch.cuda.is_available():
