@@ -60,7 +60,7 @@ def _block_products(queries, key, rhs, blocks, keep):
     shifted_queries = torch.cat((queries, -bound.unsqueeze(1)), 1)
     # (d + 1, T): the score GEMM then reads keys along its long dimension
     key_columns = torch.cat((key, torch.ones_like(key[:, :1])), 1).T.contiguous()
-    block_bounds = [float(bound[start:stop].max()) if stop > start else 0.0 for start, stop, *_ in blocks]
+    block_bounds = torch.stack([bound[start:stop].max() for start, stop, *_ in blocks]).tolist() if blocks else []
     for (start, stop, group, first, width, positions), largest in zip(blocks, block_bounds):
         if largest <= SHIFT_BOUND_LIMIT:
             weights = torch.mm(shifted_queries[start:stop], key_columns[:, :width]).exp_()  # entries in (0, 1]
