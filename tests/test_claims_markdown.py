@@ -84,7 +84,7 @@ def test_claims_markdown_exact_text():
     ]
     assert claims_markdown(claims) == "\n".join(
         [
-            "# Claims of both papers, checked by the pipeline",
+            "# Claims of the papers, checked by the pipeline",
             "",
             "2 of 3 checked claims pass; 1 are NOT REPRODUCED. Not counted: 1 documentation rows (cannot fail by "
             "construction) and 0 sentences that are not checkable here (reason given). The data is in "

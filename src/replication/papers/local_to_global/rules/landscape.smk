@@ -1,6 +1,8 @@
 # Local to Global: the loss landscape and gradient flow of the canonical models (Figs. 1, 2, 5).
 
-FIG1 = register_figure("figures/local_to_global/fig1.pdf", "Local to Global", "Fig. 1")
+from replication.papers.local_to_global import PAPER as L2G
+
+L2G_FIGURES = L2G.figures_dir
 
 
 rule l2g_fig1_flows:
@@ -20,7 +22,7 @@ rule l2g_fig1_flows:
     params:
         settings=config["local_to_global"]["fig1"],
     script:
-        "../../scripts/l2g_fig1_flows.py"
+        "../scripts/l2g_fig1_flows.py"
 
 
 rule l2g_fig1:
@@ -28,7 +30,7 @@ rule l2g_fig1:
     input:
         flows=rules.l2g_fig1_flows.output[0],
     output:
-        **figure_outputs(FIG1, caption="../report/l2g_fig1.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig1.pdf"),
     log:
         "logs/local_to_global/fig1.log",
     benchmark:
@@ -42,16 +44,11 @@ rule l2g_fig1:
     params:
         settings=config["local_to_global"]["fig1"],
     script:
-        "../../scripts/l2g_fig1.py"
+        "../scripts/l2g_fig1.py"
 
 
 # The model with the attention scalar, theta = (e, w, a) (Figs. 2, 5), and the measured basins.
 
-FIG2 = register_figure("figures/local_to_global/fig2.pdf", "Local to Global", "Fig. 2")
-FIG5 = register_figure("figures/local_to_global/fig5.pdf", "Local to Global", "Fig. 5")
-BASINS = register_figure(
-    "figures/local_to_global/basins.pdf", "Local to Global", "Basins of initialisation (beyond the paper)"
-)
 register_claims("results/local_to_global/claims_landscape.csv")
 
 
@@ -73,7 +70,7 @@ rule l2g_attention_flows:
     params:
         settings=lambda wildcards: config["local_to_global"][wildcards.fig],
     script:
-        "../../scripts/l2g_attention_flows.py"
+        "../scripts/l2g_attention_flows.py"
 
 
 rule l2g_fig2:
@@ -81,7 +78,7 @@ rule l2g_fig2:
     input:
         flows="results/local_to_global/attention_flows/fig2.csv",
     output:
-        **figure_outputs(FIG2, caption="../report/l2g_fig2.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig2.pdf"),
     log:
         "logs/local_to_global/fig2.log",
     benchmark:
@@ -94,7 +91,7 @@ rule l2g_fig2:
     params:
         settings=config["local_to_global"]["fig2"],
     script:
-        "../../scripts/l2g_fig2.py"
+        "../scripts/l2g_fig2.py"
 
 
 rule l2g_fig5:
@@ -102,7 +99,7 @@ rule l2g_fig5:
     input:
         flows="results/local_to_global/attention_flows/fig5.csv",
     output:
-        **figure_outputs(FIG5, caption="../report/l2g_fig5.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig5.pdf"),
     log:
         "logs/local_to_global/fig5.log",
     benchmark:
@@ -115,7 +112,7 @@ rule l2g_fig5:
     params:
         settings=config["local_to_global"]["fig5"],
     script:
-        "../../scripts/l2g_fig5.py"
+        "../scripts/l2g_fig5.py"
 
 
 rule l2g_basin_fractions:
@@ -135,7 +132,7 @@ rule l2g_basin_fractions:
     params:
         settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/l2g_basin_fractions.py"
+        "../scripts/l2g_basin_fractions.py"
 
 
 rule l2g_basin_grid:
@@ -155,7 +152,7 @@ rule l2g_basin_grid:
     params:
         settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/l2g_basin_grid.py"
+        "../scripts/l2g_basin_grid.py"
 
 
 rule l2g_basins:
@@ -163,7 +160,7 @@ rule l2g_basins:
     input:
         basins=rules.l2g_basin_fractions.output[0],
     output:
-        **figure_outputs(BASINS, caption="../report/l2g_basins.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/basins.pdf"),
     log:
         "logs/local_to_global/basins.log",
     benchmark:
@@ -176,7 +173,7 @@ rule l2g_basins:
     params:
         settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/l2g_basins.py"
+        "../scripts/l2g_basins.py"
 
 
 rule l2g_claims_landscape:
@@ -199,4 +196,4 @@ rule l2g_claims_landscape:
     params:
         settings=config["local_to_global"]["basins"],
     script:
-        "../../scripts/l2g_claims_landscape.py"
+        "../scripts/l2g_claims_landscape.py"
