@@ -17,7 +17,6 @@ from replication.papers.benign_overfitting import PAPER as BENIGN
 from replication.papers.local_to_global import PAPER as LOCAL
 from replication.registry import papers
 
-
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
 
 SPEC_CLAIMS = [claim for paper in papers() for claim in paper.claims]
