@@ -40,13 +40,13 @@ mutation: env
 lint: env
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/snakefmt --check workflow src/replication/papers
+	$(BIN)/snakefmt --check workflow src/replication/papers tests/plugin_paper
 	$(BIN)/snakemake --lint
 
 format: env
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
-	$(BIN)/snakefmt workflow src/replication/papers
+	$(BIN)/snakefmt workflow src/replication/papers tests/plugin_paper
 
 report: env
 	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --report report.html figures/all
