@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,20 @@ def smoke_run(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("smoke")
     run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/all")
     return workdir
+
+
+def markdown_cells(line: str) -> list[str]:
+    """The cells of one row of a Markdown pipe table (escaped pipes stay in their cell)."""
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def squeeze_markdown(text: str) -> str:
+    """Pipe tables without their alignment padding: ``| a | b |`` rows and a ``|---|---|`` rule."""
+    lines = []
+    for line in text.splitlines():
+        if re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", line.strip()):
+            line = "|" + "---|" * len(markdown_cells(line))
+        elif line.startswith("|"):
+            line = "| " + " | ".join(markdown_cells(line)) + " |"
+        lines.append(line)
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import squeeze_markdown
 from replication.claims import CLAIM_COLUMNS, Claim, documentation, not_checkable, over_runs, write_claims
 from replication.claims_report import (
     claims_markdown,
@@ -99,7 +100,7 @@ def test_holds_read_from_text(tmp_path):
 
 def test_markdown_shows_every_row_with_its_verdict(tables):
     merged = merge_claims(tables)
-    text = claims_markdown(merged)
+    text = squeeze_markdown(claims_markdown(merged))
     rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| claim")]
     assert len(rows) == len(merged)
     assert sum("| PASS |" in r for r in rows) == merged.holds.sum() == 3
@@ -135,7 +136,7 @@ def test_only_checked_claims_count(tmp_path):
     checked = merged[merged.kind == "checked"]
     assert line.startswith(f"1 of {len(checked)} checked claims pass")
     assert "1 documentation rows" in line and "1 sentences that are not checkable" in line
-    text = claims_markdown(merged)
+    text = squeeze_markdown(claims_markdown(merged))
     assert "| documentation |" in text and "| not checkable |" in text
 
 

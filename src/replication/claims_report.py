@@ -144,25 +144,19 @@ def claims_markdown(claims: pd.DataFrame) -> str:
         "",
     ]
     for paper, group in claims.groupby("paper", sort=False):
-        lines += [
-            f"## {paper}",
-            "",
-            "| claim | figure | statement | measured | threshold | rule | runs | holds in | result | reason |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for row in group.itertuples():
-            cells = [
-                _escape(c)
-                for c in (
-                    row.claim_id,
-                    row.figure,
-                    row.statement,
-                    row.measured,
-                    row.threshold,
-                    row.rule,
-                    int(row.n_runs),
-                )
-            ]
-            lines.append("| " + " | ".join(cells + [_fraction(row), _result(row), _escape(row.reason)]) + " |")
-        lines.append("")
+        table = pd.DataFrame(
+            {
+                "claim": group.claim_id.map(_escape),
+                "figure": group.figure.map(_escape),
+                "statement": group.statement.map(_escape),
+                "measured": group.measured.map(_escape),
+                "threshold": group.threshold.map(_escape),
+                "rule": group.rule.map(_escape),
+                "runs": group.n_runs.astype(int).map(str),
+                "holds in": [_fraction(row) for row in group.itertuples()],
+                "result": [_result(row) for row in group.itertuples()],
+                "reason": group.reason.map(_escape),
+            }
+        )
+        lines += [f"## {paper}", "", table.to_markdown(index=False, disable_numparse=True), ""]
     return "\n".join(lines)
