@@ -94,3 +94,19 @@ def squeeze_markdown(text: str) -> str:
             line = "| " + " | ".join(markdown_cells(line)) + " |"
         lines.append(line)
     return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+
+
+def schema_defaults() -> dict:
+    """The config every key of which is its schema default (the only place defaults live)."""
+    from replication.config import validate_config
+
+    return validate_config({}, ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def bo_model(**changes):
+    """The benign-overfitting model settings at their defaults, with ``changes``."""
+    import dataclasses
+
+    from replication.papers.benign_overfitting.settings import settings
+
+    return dataclasses.replace(settings(schema_defaults()["benign_overfitting"]).model, **changes)

@@ -55,6 +55,12 @@ BAD = {
     "empty list": (FIG1 + ("chains",), [], "local_to_global.fig1.chains", "at least 1"),
     "unknown key": (("unknown_section",), {"a": 1}, "<top level>", "keys local_to_global"),
     "unknown nested key": (FIG1 + ("colour",), "red", "local_to_global.fig1", "keys chains"),
+    "grid axis backwards": (
+        ("benign_overfitting", "grid", "dims"),
+        {"start": 500, "stop": 250, "step": 250},
+        "benign_overfitting.grid.dims",
+        "start <= stop",
+    ),
 }
 
 

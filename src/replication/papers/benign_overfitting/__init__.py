@@ -3,6 +3,8 @@
 
 from replication.registry import Figure, Paper, SpecClaim
 
+from .config_checks import check_ranges
+
 _FIGURES = "figures/benign_overfitting"
 
 # Heatmaps of the d x ||mu|| grid (one rule draws them all): stem -> the paper figure it reproduces.
@@ -75,4 +77,5 @@ PAPER = Paper(
             "0.5 <= ratio <= 2.5",
         ),
     ),
+    check_config=check_ranges,
 )

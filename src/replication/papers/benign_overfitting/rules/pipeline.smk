@@ -1,25 +1,16 @@
 # Benign overfitting in token selection (arXiv 2409.17625 v1): Fig. 1 selections, recorded runs
 # (Figs. 2, 3), the d x ||mu|| grid in shards (Figs. 4-6, accuracy), then the claims table.
-import sys
-
 from replication.papers.benign_overfitting import HEATMAPS as BO_HEATMAPS
 from replication.papers.benign_overfitting import PANELS as BO_PANELS
 from replication.papers.benign_overfitting import PAPER as BO_PAPER
-from replication.papers.benign_overfitting.grid import axis_values, grid_cells, shards
+from replication.papers.benign_overfitting.grid import grid_cells, shards
+from replication.papers.benign_overfitting.settings import settings
 
-BO = config["benign_overfitting"]
+BO = settings(config["benign_overfitting"])
 BO_RESULTS = BO_PAPER.results_dir
 BO_FIGURES = BO_PAPER.figures_dir
 
-for _key in ("dims", "signal_norms"):
-    _range = BO["grid"][_key]
-    if _range["stop"] < _range["start"]:
-        sys.exit(
-            f"Invalid config: config key 'benign_overfitting.grid.{_key}': stop {_range['stop']} < start "
-            f"{_range['start']}; allowed: start <= stop"
-        )
-
-BO_SHARDS = shards(grid_cells(BO["grid"]), BO["grid"]["shard_size"])
+BO_SHARDS = shards(grid_cells(BO.grid), BO.grid.shard_size)
 BO_SHARD_IDS = [f"{k:03d}" for k in range(len(BO_SHARDS))]
 BO_CLAIMS = register_claims(f"{BO_RESULTS}/claims.csv")
 
@@ -42,8 +33,8 @@ rule bo_fig1_selections:
         mem_mb=2000,
         runtime=30,
     params:
-        model=BO["model"],
-        settings=BO["fig1"],
+        model=BO.model,
+        settings=BO.fig1,
     script:
         "../scripts/bo_fig1_selections.py"
 
@@ -62,8 +53,8 @@ rule bo_trajectories:
         mem_mb=4000,
         runtime=120,
     params:
-        model=BO["model"],
-        settings=BO["trajectories"],
+        model=BO.model,
+        settings=BO.trajectories,
         panels=list(BO_PANELS),
     script:
         "../scripts/bo_trajectories.py"
@@ -84,8 +75,8 @@ rule bo_grid_shard:
         mem_mb=2000,
         runtime=120,
     params:
-        model=BO["model"],
-        steps=BO["grid"]["steps"],
+        model=BO.model,
+        steps=BO.grid.steps,
         cells=lambda wildcards: BO_SHARDS[int(wildcards.bo_shard)],
     script:
         "../scripts/bo_grid_shard.py"
@@ -126,8 +117,8 @@ rule bo_fig1:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=BO["fig1"],
-        model=BO["model"],
+        settings=BO.fig1,
+        model=BO.model,
     script:
         "../scripts/bo_fig1.py"
 
@@ -148,8 +139,8 @@ rule bo_fig2:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=BO["trajectories"],
-        model=BO["model"],
+        settings=BO.trajectories,
+        model=BO.model,
     script:
         "../scripts/bo_fig2.py"
 
@@ -176,8 +167,8 @@ rule bo_fig3:
         runtime=15,
     params:
         panels=list(BO_PANELS),
-        settings=BO["trajectories"],
-        model=BO["model"],
+        settings=BO.trajectories,
+        model=BO.model,
     script:
         "../scripts/bo_fig3.py"
 
@@ -203,8 +194,8 @@ rule bo_heatmaps:
         runtime=15,
     params:
         names=list(BO_HEATMAPS),
-        settings=BO["grid"],
-        model=BO["model"],
+        settings=BO.grid,
+        model=BO.model,
     script:
         "../scripts/bo_heatmaps.py"
 
