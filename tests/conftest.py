@@ -29,6 +29,8 @@ TRAINING_SETTINGS = {
     },
     "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
     "device": "cpu",
+    "attention": "fast",
+    "rank_one_value": "input",
 }
 
 

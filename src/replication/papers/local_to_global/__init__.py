@@ -1,8 +1,20 @@
 """Local to Global (arXiv 2406.03072): Markov data, canonical low-rank models, transformers."""
 
+from pathlib import Path
+
+import yaml
+
 from replication.registry import Figure, Paper, SpecClaim, Table
 
 from .config_checks import check_schedule
+
+_TRANSFORMER = yaml.load(Path(__file__).with_name("schema.yaml").read_text(), Loader=yaml.CSafeLoader)["properties"][
+    "transformer"
+]
+# Listed once, as the config's allowed values (schema.yaml): the transformer's initialisations and
+# attention implementations.
+INITS = tuple(_TRANSFORMER["$defs"]["experiment"]["properties"]["inits"]["items"]["enum"])
+ATTENTIONS = tuple(_TRANSFORMER["properties"]["attention"]["enum"])
 
 _FIGURES = "figures/local_to_global"
 

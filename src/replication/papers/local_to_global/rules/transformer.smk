@@ -1,6 +1,7 @@
 # Local to Global: a single-layer transformer trained on Markov chains (Figs. 3, 4, 6; Tables 1, 2).
 # One training job per (experiment, init, seed); figures, tables and claims read the runs.
 
+from replication.papers.local_to_global import INITS
 from replication.papers.local_to_global import PAPER as L2G
 from replication.papers.local_to_global.ablation import variant_settings
 from replication.papers.local_to_global.runs import (
@@ -31,7 +32,7 @@ rule l2g_transformer:
         "benchmarks/l2g_transformer/{experiment}/{init}/seed{seed}.tsv"
     wildcard_constraints:
         experiment="|".join(L2G_EXPERIMENTS),
-        init="standard|ours|rank_one",
+        init="|".join(INITS),
         seed=r"\d+",
     priority: 100
     conda:
