@@ -1,8 +1,10 @@
 # Local to Global: the loss landscape and gradient flow of the canonical models (Figs. 1, 2, 5).
 
 from replication.papers.local_to_global import PAPER as L2G
+from replication.papers.local_to_global.settings import landscape_settings
 
 L2G_FIGURES = L2G.figures_dir
+L2G_LANDSCAPE = landscape_settings(config["local_to_global"])  # typed, once
 
 
 rule l2g_fig1_flows:
@@ -20,7 +22,7 @@ rule l2g_fig1_flows:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=config["local_to_global"]["fig1"],
+        settings=L2G_LANDSCAPE.fig1,
     script:
         "../scripts/l2g_fig1_flows.py"
 
@@ -42,7 +44,7 @@ rule l2g_fig1:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=config["local_to_global"]["fig1"],
+        settings=L2G_LANDSCAPE.fig1,
     script:
         "../scripts/l2g_fig1.py"
 
@@ -68,7 +70,7 @@ rule l2g_attention_flows:
         mem_mb=1000,
         runtime=30,
     params:
-        settings=lambda wildcards: config["local_to_global"][wildcards.fig],
+        settings=lambda wildcards: getattr(L2G_LANDSCAPE, wildcards.fig),
     script:
         "../scripts/l2g_attention_flows.py"
 
@@ -89,7 +91,7 @@ rule l2g_fig2:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=config["local_to_global"]["fig2"],
+        settings=L2G_LANDSCAPE.fig2,
     script:
         "../scripts/l2g_fig2.py"
 
@@ -110,7 +112,7 @@ rule l2g_fig5:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=config["local_to_global"]["fig5"],
+        settings=L2G_LANDSCAPE.fig5,
     script:
         "../scripts/l2g_fig5.py"
 
@@ -130,7 +132,7 @@ rule l2g_basin_fractions:
         mem_mb=2000,
         runtime=30,
     params:
-        settings=config["local_to_global"]["basins"],
+        settings=L2G_LANDSCAPE.basins,
     script:
         "../scripts/l2g_basin_fractions.py"
 
@@ -150,7 +152,7 @@ rule l2g_basin_grid:
         mem_mb=2000,
         runtime=60,
     params:
-        settings=config["local_to_global"]["basins"],
+        settings=L2G_LANDSCAPE.basins,
     script:
         "../scripts/l2g_basin_grid.py"
 
@@ -171,7 +173,7 @@ rule l2g_basins:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=config["local_to_global"]["basins"],
+        settings=L2G_LANDSCAPE.basins,
     script:
         "../scripts/l2g_basins.py"
 
@@ -194,6 +196,6 @@ rule l2g_claims_landscape:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=config["local_to_global"]["basins"],
+        settings=L2G_LANDSCAPE.basins,
     script:
         "../scripts/l2g_claims_landscape.py"
