@@ -121,7 +121,7 @@ def papers() -> tuple[Paper, ...]:
 def paper_named(name: str) -> Paper | None:
     """The paper a claims table's ``paper`` value means: its id, name or title, any case, ``-`` or
     ``_``, or the start of one of them, or a text that starts with one of them or holds its arXiv id
-    ("LOCAL-to-global (2406.03072)"); None when no paper matches."""
+    ("MY-paper (2401.00001)"); None when no paper matches."""
 
     def norm(text):
         return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
