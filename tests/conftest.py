@@ -48,7 +48,9 @@ def _runs_snakemake(item: pytest.Item) -> bool:
         return True
     function = getattr(item, "function", None)
     try:
-        return function is not None and "run_snakemake(" in inspect.getsource(function)
+        source = inspect.getsource(function) if function is not None else ""
+        # run_snakemake() or a direct call of the Snakemake executable
+        return "run_snakemake(" in source or "str(SNAKEMAKE)" in source
     except (OSError, TypeError):
         return False
 
