@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,8 @@ TRAINING_SETTINGS = {
     },
     "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
     "device": "cpu",
+    "attention": "fast",
+    "rank_one_value": "input",
 }
 
 
@@ -45,7 +48,9 @@ def _runs_snakemake(item: pytest.Item) -> bool:
         return True
     function = getattr(item, "function", None)
     try:
-        return function is not None and "run_snakemake(" in inspect.getsource(function)
+        source = inspect.getsource(function) if function is not None else ""
+        # run_snakemake() or a direct call of the Snakemake executable
+        return "run_snakemake(" in source or "str(SNAKEMAKE)" in source
     except (OSError, TypeError):
         return False
 
@@ -76,3 +81,36 @@ def smoke_run(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("smoke")
     run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/all")
     return workdir
+
+
+def markdown_cells(line: str) -> list[str]:
+    """The cells of one row of a Markdown pipe table (escaped pipes stay in their cell)."""
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def squeeze_markdown(text: str) -> str:
+    """Pipe tables without their alignment padding: ``| a | b |`` rows and a ``|---|---|`` rule."""
+    lines = []
+    for line in text.splitlines():
+        if re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", line.strip()):
+            line = "|" + "---|" * len(markdown_cells(line))
+        elif line.startswith("|"):
+            line = "| " + " | ".join(markdown_cells(line)) + " |"
+        lines.append(line)
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+
+
+def schema_defaults() -> dict:
+    """The config every key of which is its schema default (the only place defaults live)."""
+    from replication.config import validate_config
+
+    return validate_config({}, ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def bo_model(**changes):
+    """The benign-overfitting model settings at their defaults, with ``changes``."""
+    import dataclasses
+
+    from replication.papers.benign_overfitting.settings import settings
+
+    return dataclasses.replace(settings(schema_defaults()["benign_overfitting"]).model, **changes)

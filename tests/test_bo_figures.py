@@ -4,12 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import shared_scope
+from conftest import bo_model, shared_scope
 from replication.config import ConfigError, validate_config
 from replication.papers.benign_overfitting import plots
 from replication.papers.benign_overfitting.claims import all_claims, fig2_claims, fig3_claims, grid_claims
 from replication.papers.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
-from replication.papers.benign_overfitting.grid import GRID_COLUMNS, RunSettings
+from replication.papers.benign_overfitting.grid import GRID_COLUMNS
 from replication.papers.benign_overfitting.runs import fig1_selections, trajectory
 from replication.plotting import apply_style
 
@@ -19,7 +19,7 @@ SCALES = {"benign": 0.06, "harmful": 1.0, "not_overfitting": 0.001}
 
 @pytest.fixture(scope=shared_scope)
 def fig1_frame():
-    return fig1_selections(10000, 20.0, 100, 100, RunSettings(), SCALES, seed=1)
+    return fig1_selections(10000, 20.0, 100, 100, bo_model(), SCALES, seed=1)
 
 
 def test_fig1_paper_setting_accuracies(fig1_frame):
@@ -86,7 +86,7 @@ def test_fig2_claims_read_the_final_relevant_probability():
 
 
 def test_real_trajectory_and_fig2():
-    traj = trajectory(300, 20.0, 1, RunSettings(lr=1e-2), 300, 10)
+    traj = trajectory(300, 20.0, 1, bo_model(lr=1e-2), 300, 10)
     assert traj["probabilities"].shape == (31, 20, 8)
     assert np.allclose(traj["probabilities"][0], 1 / 8)
     assert np.allclose(traj["probabilities"].sum(-1), 1)

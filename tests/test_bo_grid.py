@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from conftest import shared_scope
+from conftest import bo_model, schema_defaults, shared_scope
 from replication.papers.benign_overfitting.grid import (
     GRID_COLUMNS,
-    RunSettings,
     axis_values,
     grid_cells,
     run_cells,
     shards,
 )
+from replication.papers.benign_overfitting.settings import Cell, GridSettings, Range, RunSettings, settings
 
 REQUIRED = [
     "d",
@@ -27,7 +27,7 @@ REQUIRED = [
     "eq10_ratio",
     "eq10_ratio_as_coded",
 ]
-SMALL = RunSettings(n_test=200)
+SMALL = bo_model(n_test=200)
 
 
 @pytest.fixture(scope=shared_scope)
@@ -52,14 +52,10 @@ def test_grid_is_deterministic_and_independent_of_batching(table):
 
 
 def test_cells_and_shards():
-    settings = {
-        "dims": {"start": 250, "stop": 5000, "step": 250},
-        "signal_norms": {"start": 5, "stop": 100, "step": 5},
-        "seeds": [1, 2],
-    }
-    cells = grid_cells(settings)
+    grid = GridSettings(Range(250, 5000, 250), Range(5, 100, 5), steps=10, seeds=(1, 2), shard_size=40)
+    cells = grid_cells(grid)
     assert len(cells) == 800 and cells[0] == (250, 5.0, 1) and cells[-1] == (5000, 100.0, 2)
-    assert axis_values({"start": 5, "stop": 100, "step": 5})[-1] == 100
+    assert axis_values(Range(5, 100, 5))[-1] == 100
     parts = shards(cells, 40)
     assert len(parts) == 20 and sum(parts, []) == cells
     assert len(shards(cells[:45], 20)[-1]) == 5
@@ -100,10 +96,18 @@ def test_each_row_holds_its_own_cells_quantities(table):
     assert table.eq9_ratio.nunique() == 3 and table.train_loss.nunique() == 3
 
 
-def test_model_from_config_takes_exactly_its_fields():
-    settings = {"n": 10, "T": 6, "rho": 0.1, "eta": 0.3, "lr": 1e-3, "n_test": 50, "noise": "bernoulli", "other": 1}
-    assert RunSettings.from_config(settings) == RunSettings(10, 6, 0.1, 0.3, 1e-3, 50, "bernoulli")
-    assert axis_values({"start": 0.5, "stop": 1.0, "step": 0.25}) == [0.5, 0.75, 1.0]
+def test_settings_from_the_validated_config():
+    config = schema_defaults()
+    config["benign_overfitting"]["model"].update(n=10, T=6, lr=1e-3, noise="bernoulli")
+    typed = settings(config["benign_overfitting"])
+    assert typed.model == RunSettings(10, 6, 0.2, 0.2, 1e-3, 1000, "bernoulli")
+    assert typed.trajectories.runs["b"] == Cell(4500, 5.0) and typed.grid.seeds == (1, 2, 3, 4, 5)
+    assert typed.grid.dims == Range(250, 5000, 250) and typed.fig1.scales["harmful"] == 1.0
+    # Every field comes from the config: a missing or unknown key is an error, never a default.
+    with pytest.raises(ValueError, match="RunSettings: missing noise; unknown other"):
+        config["benign_overfitting"]["model"]["other"] = config["benign_overfitting"]["model"].pop("noise")
+        settings(config["benign_overfitting"])
+    assert axis_values(Range(0.5, 1.0, 0.25)) == [0.5, 0.75, 1.0]
 
 
 def test_progress_counts_cells_and_noise_model_reaches_the_data():
@@ -118,9 +122,9 @@ def test_progress_counts_cells_and_noise_model_reaches_the_data():
 
     counter = Counter()
     cells = [(250, 5.0, 1), (250, 10.0, 1), (250, 15.0, 1)]
-    run_cells(cells, RunSettings(n_test=20), 5, batch_cells=2, progress=counter)
+    run_cells(cells, bo_model(n_test=20), 5, batch_cells=2, progress=counter)
     assert counter.total == 3
-    model = RunSettings(noise="bernoulli", eta=0.4)
+    model = bo_model(noise="bernoulli", eta=0.4)
     data, _, _ = cell_problem(250, 5.0, 3, model)
     train_rng, _ = train_test_generators(cell_seed(3, 250, 5.0))
     expected = sample_gram_data(train_rng, model.n, model.T, 250, 5.0, model.rho, model.eta, "bernoulli")

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+from conftest import squeeze_markdown
 from replication.claims import CLAIM_COLUMNS
 from replication.claims_report import claims_markdown
 
@@ -82,9 +83,9 @@ def test_claims_markdown_exact_text():
         "| claim | figure | statement | measured | threshold | rule | runs | holds in | result | reason |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    assert claims_markdown(claims) == "\n".join(
+    assert squeeze_markdown(claims_markdown(claims)) == "\n".join(
         [
-            "# Claims of both papers, checked by the pipeline",
+            "# Claims of the papers, checked by the pipeline",
             "",
             "2 of 3 checked claims pass; 1 are NOT REPRODUCED. Not counted: 1 documentation rows (cannot fail by "
             "construction) and 0 sentences that are not checkable here (reason given). The data is in "

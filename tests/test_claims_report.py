@@ -7,26 +7,29 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import squeeze_markdown
 from replication.claims import CLAIM_COLUMNS, Claim, documentation, not_checkable, over_runs, write_claims
 from replication.claims_report import (
-    BENIGN_OVERFITTING,
-    LOCAL_TO_GLOBAL,
-    SPEC_CLAIMS,
     claims_markdown,
     merge_claims,
     summary_line,
 )
+from replication.papers.benign_overfitting import PAPER as BENIGN
+from replication.papers.local_to_global import PAPER as LOCAL
+from replication.registry import papers
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
+
+SPEC_CLAIMS = [claim for paper in papers() for claim in paper.claims]
 
 
 @pytest.fixture
 def tables(tmp_path):
     landscape = write_claims(
         [
-            Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "basins agree", 1.0, "== 1", True, "240/240 starts"),
-            Claim(LOCAL_TO_GLOBAL, "2-3d", "Fig. 2", "energy drift 3-D", 3e-6, "< 1e-8", False, "drift 3e-6"),
-            Claim(LOCAL_TO_GLOBAL, "2-2d", "Fig. 1", "energy drift 2-D", 1e-12, "< 1e-8", True, "1e-12"),
+            Claim(LOCAL.name, "1", "Fig. 1", "basins agree", 1.0, "== 1", True, "240/240 starts"),
+            Claim(LOCAL.name, "2-3d", "Fig. 2", "energy drift 3-D", 3e-6, "< 1e-8", False, "drift 3e-6"),
+            Claim(LOCAL.name, "2-2d", "Fig. 1", "energy drift 2-D", 1e-12, "< 1e-8", True, "1e-12"),
         ],
         tmp_path / "landscape.csv",
     )
@@ -42,7 +45,7 @@ def tables(tmp_path):
                 False,
                 "81% of cells",
             ),
-            Claim(BENIGN_OVERFITTING, "accuracy_at_5", "accuracy", "beyond the paper", 1.0, "1.0", True, "all"),
+            Claim(BENIGN.name, "accuracy_at_5", "accuracy", "beyond the paper", 1.0, "1.0", True, "all"),
         ],
         tmp_path / "benign.csv",
     )
@@ -54,7 +57,7 @@ def test_every_spec_claim_is_listed(tables):
     merged = merge_claims(tables)
     assert list(merged.columns) == CLAIM_COLUMNS
     for claim in SPEC_CLAIMS:
-        assert merged.claim_id.str.startswith(claim.claim_id).any(), claim.claim_id
+        assert merged.claim_id.str.startswith(claim.id).any(), claim.id
     assert len(merged) == len(SPEC_CLAIMS) + 1 + 1  # a second row for claim 2, one beyond the spec
 
 
@@ -64,7 +67,7 @@ def test_reported_rows_are_merged_under_their_spec_claim(tables):
     assert not merged.loc["L2G-2 (2-3d)", "holds"] and merged.loc["L2G-2 (2-3d)", "reason"] == "drift 3e-6"
     assert merged.loc["L2G-2 (2-2d)", "holds"]
     fig4 = merged.loc["BO-fig4 (eq9_all_cells)"]
-    assert fig4.paper == BENIGN_OVERFITTING and not fig4.holds and fig4.measured == pytest.approx(0.81)
+    assert fig4.paper == BENIGN.name and not fig4.holds and fig4.measured == pytest.approx(0.81)
     assert merged.loc["accuracy_at_5", "statement"] == "beyond the paper"  # no figure number: beyond the spec
 
 
@@ -79,14 +82,14 @@ def test_unreported_claims_are_not_reproduced_with_reason(tables, tmp_path):
 def test_no_tables_lists_every_claim_as_not_reproduced():
     merged = merge_claims([])
     assert len(merged) == len(SPEC_CLAIMS) and not merged.holds.any()
-    assert list(merged.paper.unique()) == [LOCAL_TO_GLOBAL, BENIGN_OVERFITTING]
+    assert list(merged.paper.unique()) == [LOCAL.name, BENIGN.name]
 
 
 def test_holds_read_from_text(tmp_path):
     frame = pd.DataFrame(
         [
-            [LOCAL_TO_GLOBAL, "5", "Fig. 4", "s", 0.004, "<= 0.01", "True", "r"],
-            [LOCAL_TO_GLOBAL, "6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"],
+            [LOCAL.name, "5", "Fig. 4", "s", 0.004, "<= 0.01", "True", "r"],
+            [LOCAL.name, "6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"],
         ],
         columns=CLAIM_COLUMNS[:8],
     )
@@ -97,7 +100,7 @@ def test_holds_read_from_text(tmp_path):
 
 def test_markdown_shows_every_row_with_its_verdict(tables):
     merged = merge_claims(tables)
-    text = claims_markdown(merged)
+    text = squeeze_markdown(claims_markdown(merged))
     rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| claim")]
     assert len(rows) == len(merged)
     assert sum("| PASS |" in r for r in rows) == merged.holds.sum() == 3
@@ -112,18 +115,18 @@ def test_catalogue_follows_the_spec_lists():
     local = (SPEC / "local-to-global.md").read_text()
     section = local.split("## 5.")[1]
     numbers = re.findall(r"^(\d+)\. ", section, flags=re.M)
-    assert numbers == [c.number for c in SPEC_CLAIMS if c.paper == LOCAL_TO_GLOBAL]
+    assert numbers == [c.number for c in LOCAL.claims]
     benign = (SPEC / "benign-overfitting.md").read_text().split("## 4.")[1].split("## 5.")[0]
     figures = sorted(set(re.findall(r"\*\*Fig\. (\d)", benign)))
-    assert figures == [c.number for c in SPEC_CLAIMS if c.paper == BENIGN_OVERFITTING]
+    assert figures == [c.number for c in BENIGN.claims]
 
 
 def test_only_checked_claims_count(tmp_path):
     write_claims(
         [
-            Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "checked and holds", 1.0, "= 1", True, "r"),
-            documentation(LOCAL_TO_GLOBAL, "3", "Fig. 1", "identity", 0.0, "= 0", True, "r", "a formula with itself"),
-            not_checkable(LOCAL_TO_GLOBAL, "text-1", "Sec. 5", "a sentence", "no data"),
+            Claim(LOCAL.name, "1", "Fig. 1", "checked and holds", 1.0, "= 1", True, "r"),
+            documentation(LOCAL.name, "3", "Fig. 1", "identity", 0.0, "= 0", True, "r", "a formula with itself"),
+            not_checkable(LOCAL.name, "text-1", "Sec. 5", "a sentence", "no data"),
         ],
         tmp_path / "t.csv",
     )
@@ -133,7 +136,7 @@ def test_only_checked_claims_count(tmp_path):
     checked = merged[merged.kind == "checked"]
     assert line.startswith(f"1 of {len(checked)} checked claims pass")
     assert "1 documentation rows" in line and "1 sentences that are not checkable" in line
-    text = claims_markdown(merged)
+    text = squeeze_markdown(claims_markdown(merged))
     assert "| documentation |" in text and "| not checkable |" in text
 
 
@@ -148,4 +151,4 @@ def test_over_runs_statistics():
 
 def test_unknown_kind_is_rejected():
     with pytest.raises(ValueError, match="kind 'maybe'; allowed: checked, documentation, not checkable"):
-        Claim(LOCAL_TO_GLOBAL, "1", "Fig. 1", "s", 1.0, "t", True, "r", kind="maybe")
+        Claim(LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r", kind="maybe")

@@ -21,6 +21,7 @@ RUN = {
     "batch_size": 4,
     "sigma": 0.02,
     "rank_one_value": "input",
+    "attention": "fast",
     "optimizer": {
         "name": "adamw",
         "lr": 1e-3,

@@ -1,5 +1,7 @@
 """Measured basins of the 2-D and 3-D flows, claims 1-4 and the data behind Figs. 2, 5 and basins."""
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,23 +9,29 @@ import pytest
 from conftest import shared_scope
 from replication.papers.local_to_global import basins, canonical, landscape, plots
 from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.settings import AttentionFlowSettings, BasinSettings
+from replication.settings import from_mapping
 
-SETTINGS = {
-    "chains": [{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}],
-    "sigmas": [0.05, 1.0],
-    "n_starts": 60,
-    "flow_time": 300.0,
-    "rounds": 4,
-    "grid": {"points": 10, "extent": 2.9, "margin": 0.05},
-    "claims": {
-        "energy_drift": 1e-8,
-        "endpoint_loss": 1e-6,
-        "small_sigma": 0.1,
-        "fraction_high": 0.99,
-        "fraction_low": 0.01,
+SETTINGS = from_mapping(
+    BasinSettings,
+    {
+        "chains": [{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}],
+        "sigmas": [0.05, 1.0],
+        "n_starts": 60,
+        "flow_time": 300.0,
+        "rounds": 4,
+        "grid": {"points": 10, "extent": 2.9, "margin": 0.05},
+        "claims": {
+            "energy_drift": 1e-8,
+            "endpoint_loss": 1e-6,
+            "small_sigma": 0.1,
+            "fraction_high": 0.99,
+            "fraction_low": 0.01,
+            "sampled": {"sigma": 1.0, "starts": 8, "sequences": 100, "length": 64, "z": 4.0},
+        },
+        "seed": 3,
     },
-    "seed": 3,
-}
+)
 COLUMNS = ["model", "p", "q", "sigma", "n_starts", "fraction_local_min", "fraction_local_min_theory"]
 
 
@@ -39,9 +47,9 @@ def grid():
 
 def test_basins_table_columns_and_values(measured):
     assert set(COLUMNS) <= set(measured.columns)
-    assert len(measured) == 2 * len(SETTINGS["chains"]) * len(SETTINGS["sigmas"])
+    assert len(measured) == 2 * len(SETTINGS.chains) * len(SETTINGS.sigmas)
     assert set(measured.model) == {"2d", "3d"}
-    assert (measured.n_starts == SETTINGS["n_starts"]).all()
+    assert (measured.n_starts == SETTINGS.n_starts).all()
     fractions = measured[["fraction_local_min", "fraction_global_min", "fraction_other"]]
     np.testing.assert_allclose(fractions.sum(axis=1), 1.0)
     assert measured.fraction_other.max() == 0  # every flow settled on a minimum
@@ -64,7 +72,7 @@ def test_small_initialisation_goes_local_only_when_p_plus_q_exceeds_one(measured
 
 
 def test_basins_are_deterministic(measured):
-    again = basins.measure_basins({**SETTINGS, "sigmas": [1.0], "chains": SETTINGS["chains"][1:]})
+    again = basins.measure_basins(dataclasses.replace(SETTINGS, sigmas=(1.0,), chains=SETTINGS.chains[1:]))
     pd.testing.assert_frame_equal(
         again.reset_index(drop=True), measured[(measured.sigma == 1.0) & (measured.p == 0.9)].reset_index(drop=True)
     )
@@ -106,13 +114,10 @@ def test_basins_figure_data(measured):
 
 @pytest.mark.parametrize("zoomed, sigma, extent", [(False, 0.5, 2.0), (True, 0.05, 0.3)])
 def test_attention_figure_data(zoomed, sigma, extent):
-    settings = {"chains": SETTINGS["chains"], "extent": extent, "view": [20.0, -60.0]}
+    settings = AttentionFlowSettings(SETTINGS.chains, sigma, extent, 20, 300.0, view=(20.0, -60.0), seed=2)
     rng = np.random.default_rng(2)
     flows = pd.concat(
-        [
-            landscape.attention_flows(MarkovChain(c["p"], c["q"]), 20, sigma, 300.0, rng, samples=40)
-            for c in SETTINGS["chains"]
-        ]
+        [landscape.attention_flows(chain, 20, sigma, 300.0, rng, samples=40) for chain in SETTINGS.chains]
     )
     _, data = plots.attention_landscape(flows, settings, zoomed)
     trajectories = data[data.layer == "trajectory"]
@@ -124,7 +129,7 @@ def test_attention_figure_data(zoomed, sigma, extent):
         assert {"a'", "b'"} <= set(data.panel)
     surface = data[data.layer == "global_min_surface"]
     assert np.all(np.abs(surface[["w", "a", "e"]].to_numpy()) <= extent)
-    for panel, chain in zip("ab", SETTINGS["chains"]):
+    for panel, chain in zip("ab", SETTINGS.chains):
         rows = surface[surface.panel == panel]
         gap = rows.e**2 * (1 + rows.a * rows.e**2) * canonical.signed_square(rows.w)
-        np.testing.assert_allclose(gap, MarkovChain(chain["p"], chain["q"]).optimal_gap, rtol=1e-9)
+        np.testing.assert_allclose(gap, chain.optimal_gap, rtol=1e-9)

@@ -7,6 +7,7 @@ import pandas as pd
 
 from replication.papers.local_to_global import canonical, landscape
 from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.settings import Fig1Settings
 
 
 def test_fig1_flows_table():
@@ -45,7 +46,10 @@ def test_fig1_flows_table():
 
 
 def test_flows_for_chains_share_one_seeded_stream(caplog):
-    settings = {"seed": 3, "chains": [{"p": 0.1, "q": 0.2}, {"p": 0.7, "q": 0.6}]}
+    chains = (MarkovChain(0.1, 0.2), MarkovChain(0.7, 0.6))
+    settings = Fig1Settings(
+        chains, extent=3.0, contour_points=41, quiver_points=12, trajectories=3, flow_time=1.0, seed=3
+    )
     seen = []
 
     def integrate(chain, rng):

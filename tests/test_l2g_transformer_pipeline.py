@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT, run_snakemake
+from conftest import ROOT, run_snakemake, squeeze_markdown
 from replication.papers.local_to_global.markov import MarkovChain
 
 SMOKE = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["local_to_global"]["transformer"]
@@ -123,7 +123,7 @@ def test_tables_from_the_config(smoke_run):
         smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "1", f"{FIGURES}/table1.md"
     )
     d, n = SMOKE["model"]["d"], SMOKE["model"]["context"]
-    table1 = (smoke_run / FIGURES / "table1.md").read_text()
+    table1 = squeeze_markdown((smoke_run / FIGURES / "table1.md").read_text())
     assert f"| p_n | {n} x {d} | {n * d} |" in table1
     table2 = (smoke_run / FIGURES / "table2.tex").read_text()
     assert "\\toprule" in table2 and f"context length N & {n}" in table2

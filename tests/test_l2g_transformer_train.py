@@ -9,7 +9,7 @@ import torch
 from test_claims_kinds import CHAIN as CLAIMS_CHAIN
 from test_claims_kinds import SETTINGS as CLAIMS_SETTINGS
 
-from conftest import TRAINING_SETTINGS, shared_scope
+from conftest import TRAINING_SETTINGS, schema_defaults, shared_scope
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.structure import structure_table, top_share
 from replication.papers.local_to_global.train import NonFiniteLoss, train
@@ -191,14 +191,16 @@ def test_stream_seeds_are_fixed_63_bit_numbers():
 
 
 def test_rank_one_value_defaults_to_the_input_side():
+    default = schema_defaults()["local_to_global"]["transformer"]["rank_one_value"]
     settings = {**SETTINGS, "steps": 4, "checkpoints": [0]}
-    implicit = train(CHAIN, "rank_one", 5, settings, progress=False).checkpoints["W_V"][0]
-    explicit = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "input"}, progress=False).checkpoints["W_V"][
-        0
-    ]
-    output = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "output"}, progress=False).checkpoints["W_V"][0]
-    assert np.array_equal(implicit, explicit) and not np.allclose(implicit, output)
-    assert np.allclose(implicit, output.T)
+    implicit = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": default}, progress=False).checkpoints["W_V"]
+    explicit = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "input"}, progress=False).checkpoints["W_V"]
+    output = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "output"}, progress=False).checkpoints["W_V"]
+    assert np.array_equal(implicit[0], explicit[0]) and not np.allclose(implicit[0], output[0])
+    assert np.allclose(implicit[0], output[0].T)
+    without = {key: value for key, value in settings.items() if key != "rank_one_value"}
+    with pytest.raises(KeyError, match="rank_one_value"):  # no default in the code: the config has it
+        train(CHAIN, "rank_one", 5, without, progress=False)
 
 
 def test_claims_5_and_6_text():

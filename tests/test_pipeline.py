@@ -20,7 +20,7 @@ def test_manifest_lists_every_figure_with_its_hash(smoke_run):
         if path.suffix == ".pdf":  # a figure: its PNG and tidy data stand beside it
             assert path.with_suffix(".png").exists() and path.with_suffix(".csv").exists()
         assert hashlib.sha256(path.read_bytes()).hexdigest() == row.sha256
-        assert row.paper in {"Local to Global", "Benign overfitting", "both"}
+        assert row.paper in {"Local to Global", "Benign overfitting", "all"}
         assert isinstance(row.figure, str) and row.figure.strip()
 
 

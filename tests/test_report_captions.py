@@ -6,6 +6,7 @@ import re
 import pandas as pd
 
 from conftest import ROOT, run_snakemake
+from replication.registry import papers
 
 
 def report_results(html: str) -> dict:
@@ -35,11 +36,10 @@ def test_every_figure_in_the_report_with_a_caption(smoke_run):
 
 
 def test_caption_files_exist():
-    rules = "".join(path.read_text() for path in (ROOT / "workflow" / "rules").glob("*.smk"))
-    captions = re.findall(r"caption\s*=\s*\"([^\"]+\.rst)\"", rules)
-    assert captions
-    for caption in captions:
-        assert (ROOT / "workflow" / "rules" / caption).resolve().exists(), caption
+    figures = [(paper, figure) for paper in papers() for figure in paper.figures]
+    assert figures
+    for paper, figure in figures:
+        assert (paper.package_dir / "report" / figure.caption).exists(), figure
 
 
 def docutils_messages(rst: str) -> list[str]:
@@ -55,7 +55,7 @@ def docutils_messages(rst: str) -> list[str]:
 
 
 def test_captions_render_without_docutils_messages():
-    captions = sorted((ROOT / "workflow" / "report").glob("*.rst"))
+    captions = sorted(path for paper in papers() for path in (paper.package_dir / "report").glob("*.rst"))
     assert captions
     for caption in captions:
         # Jinja fields become a plain word: the reStructuredText around them is what can break.

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from conftest import squeeze_markdown
+
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "benchmarks" / "timings.py"
 
@@ -33,5 +35,5 @@ def test_table_and_chart_per_rule(tmp_path):
         and table.loc["total", "peak_rss_mb"] == 450.0
     )
     assert abs(table.loc["plot", "cpu_share"] - 2.5 / 70.0) < 1e-9
-    assert "| train | 2 | 67.5 |" in (bench / "timings.md").read_text()
+    assert "| train | 2 | 67.5 |" in squeeze_markdown((bench / "timings.md").read_text())
     assert (bench / "timings.png").read_bytes()[:4] == b"\x89PNG"

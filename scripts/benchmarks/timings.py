@@ -70,12 +70,8 @@ def rule_table(jobs: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown(table: pd.DataFrame) -> str:
-    def cell(value):
-        return f"{value:.1f}" if isinstance(value, float) else str(value)
-
-    lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
+    """A pipe table (tabulate), floats to one decimal."""
+    return table.to_markdown(index=False, floatfmt=".1f") + "\n"
 
 
 def bar_chart(table: pd.DataFrame, path: Path) -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
+
+from .registry import config_schema, papers
 
 
 class ConfigError(ValueError):
@@ -62,25 +67,6 @@ def check_theory(config: dict) -> None:
             )
 
 
-def check_schedule(config: dict) -> None:
-    """torch's OneCycleLR divides by (warmup x total steps - 1): a warm-up of exactly one step fails."""
-    transformer = config.get("local_to_global", {}).get("transformer", {})
-    schedule = transformer.get("schedule", {})
-    if schedule.get("name") != "onecycle" or "warmup" not in schedule:
-        return
-    for name, experiment in transformer.get("experiments", {}).items():
-        steps = experiment.get("steps")
-        if steps is None:
-            continue
-        total = max(steps, schedule.get("horizon") or steps, 2)
-        if schedule["warmup"] * total == 1.0:
-            raise ConfigError(
-                f"config key 'local_to_global.transformer.schedule.warmup': warm-up {schedule['warmup']} of "
-                f"{total} steps (experiment {name}) is exactly one step, which the one-cycle schedule cannot "
-                "take; allowed: warmup x steps != 1"
-            )
-
-
 def _coerce_scalars(node: Any) -> Any:
     """Numbers and booleans written as text (``--config`` passes nested values as strings)."""
     if isinstance(node, dict):
@@ -98,9 +84,7 @@ def _coerce_scalars(node: Any) -> Any:
     return node
 
 
-def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
-    """Validate ``config`` in place (filling defaults) against the schema, then the theory."""
-    config.update(_coerce_scalars(config))
+def _validate_against(config: dict, schema_path: str | os.PathLike) -> None:
     try:
         validate(config, str(schema_path), set_default=True)
     except WorkflowError as err:
@@ -109,6 +93,19 @@ def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
             raise ConfigError(str(err)) from None
         best = jsonschema.exceptions.best_match([cause])
         raise ConfigError(_describe(best)) from None
+
+
+def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
+    """Validate ``config`` in place (filling defaults) against the core schema at ``schema_path``
+    merged with every paper's section, then the theory and each paper's own checks."""
+    config.update(_coerce_scalars(config))
+    # snakemake.utils.validate reads its schema from a file: the merged one goes to a scratch file.
+    with tempfile.TemporaryDirectory() as scratch:
+        merged = Path(scratch) / "config.schema.json"
+        merged.write_text(json.dumps(config_schema(schema_path)))
+        _validate_against(config, merged)
     check_theory(config)
-    check_schedule(config)
+    for paper in papers():
+        if paper.check_config is not None:
+            paper.check_config(config)
     return config

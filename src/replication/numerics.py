@@ -2,9 +2,9 @@
 
 Another CPU, BLAS or thread count changes float results in their last bits, and long runs
 amplify that. ``make bless`` measures how far each figure's data moves under such noise alone by
-rerunning the pipeline with ``REPLICATION_PERTURBATION=<member>[:<ulps>]`` set: every hooked value
-(transformer parameters at the start and after every optimizer step, as another machine rounds
-every step differently; flow starts; benign-overfitting data) is multiplied by
+rerunning the pipeline with ``REPLICATION_PERTURBATION=<member>[:<ulps>]`` set: every value a paper
+passes through a hook (e.g. trained parameters at the start and after every optimizer step, as
+another machine rounds every step differently; starting points; sampled data) is multiplied by
 ``1 + ulps * eps * u`` with ``u ~ U(-1, 1)`` drawn from a stream seeded by (member, name), ``eps``
 the machine epsilon of the array's dtype. Unset (the default), every hook returns its input
 unchanged, so ordinary runs are byte-identical with or without this module.

@@ -1,9 +1,14 @@
-# Shared set-up: config validation (before any job runs) and the figure registry.
+# Shared set-up: the papers, config validation (before any job runs) and the figure registry.
+import re
 import sys
 from pathlib import Path
 
 from replication.config import ConfigError, validate_config
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
+from replication.registry import papers
+
+# Every paper package under src/replication/papers/ (replication.registry); the Snakefile includes their rules.
+PAPERS = papers()
 
 
 # The papers' full settings are the default wherever the workflow runs (e.g. --directory);
@@ -17,24 +22,18 @@ except ConfigError as error:
     # One clear line, no traceback: the key and what it allows.
     sys.exit(f"Invalid config: {error}")
 
-ENVIRONMENT = "../../environment.yml"
+# Absolute: the papers' rule files live in their packages.
+ENVIRONMENT = str(Path(workflow.basedir).parent / "environment.yml")
 
-# Every figure target: {"path": pdf, "paper": ..., "figure": ...}; figures/all lists them.
-FIGURES = []
-
-
-def register_figure(pdf, paper, figure):
-    FIGURES.append({"path": pdf, "paper": paper, "figure": figure})
-    return pdf
-
+# Every figure target of every paper: {"path": pdf, "paper": ..., "figure": ...}; figures/all lists them.
+FIGURES = [
+    {"path": figure.path, "paper": paper.name, "figure": figure.figure} for paper in PAPERS for figure in paper.figures
+]
 
 # Tables of the papers (Markdown, LaTeX): listed in figures/all like the figures.
-TABLES = []
-
-
-def register_table(path, paper, table):
-    TABLES.append({"path": path, "paper": paper, "figure": table})
-    return path
+TABLES = [
+    {"path": table.path, "paper": paper.name, "figure": table.table} for paper in PAPERS for table in paper.tables
+]
 
 
 # Every per-area claims table (replication.claims format); the claims report merges them.
@@ -51,9 +50,17 @@ def figure_files(pdf):
     return [str(path) for path in figure_paths(pdf).values()]
 
 
-def figure_outputs(pdf, caption, category, subcategory=None):
-    """Outputs of a figure rule: the PDF and PNG (in the report, with a caption) and the CSV."""
+def figure_outputs(paper, pdf, subcategory=None):
+    """Outputs of a figure rule: the PDF and PNG (in the report, with the paper's caption of the
+    figure) and the CSV. ``pdf`` may hold wildcards; its caption is that of the first registered
+    figure that matches."""
     paths = figure_paths(pdf)
+    pattern = re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(str(pdf))) + "$")
+    figure = next((f for f in paper.figures if pattern.match(f.path)), None)
+    if figure is None:
+        raise ValueError(f"{paper.id}: {pdf} is not in the paper's figure list")
+    caption = str(paper.package_dir / "report" / figure.caption)
+    category = paper.name
     return {
         "pdf": str(paths["pdf"]),
         "png": report(str(paths["png"]), caption=caption, category=category, subcategory=subcategory),

@@ -20,6 +20,6 @@ rule figures_manifest:
         # The config that made the figures; how they are compared (diff) does not make them.
         config={key: value for key, value in config.items() if key != "diff"},
         project_root=str(Path(workflow.basedir).parent),
-        figures=FIGURES + TABLES + [{"path": CLAIMS_REPORT, "paper": "both", "figure": "claims report"}],
+        figures=FIGURES + TABLES + [{"path": CLAIMS_REPORT, "paper": "all", "figure": "claims report"}],
     script:
         "../../scripts/figures_manifest.py"

@@ -1,4 +1,4 @@
-# The claims report of both papers, and regenerated figures against committed references.
+# The claims report of every paper, and regenerated figures against committed references.
 # Inputs come from the registries through functions, so figures registered by rule files
 # included after this one are covered too.
 from replication.numerics import active as perturbation_from_environment
@@ -11,7 +11,7 @@ REFERENCE_SET = reference_set_dir(config["diff"], Path(workflow.basedir).parent)
 
 
 rule claims_report:
-    """results/claims.csv and figures/claims.md: every claim of both specs, measured or NOT REPRODUCED."""
+    """results/claims.csv and figures/claims.md: every claim of every paper's spec, measured or NOT REPRODUCED."""
     input:
         tables=lambda wildcards: CLAIM_TABLES,
     output:

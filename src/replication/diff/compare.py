@@ -33,7 +33,7 @@ SUMMARY_COLUMNS = [
 
 
 def figure_key(path: str | os.PathLike) -> str:
-    """``figures/local_to_global/fig1.pdf`` -> ``local_to_global/fig1`` (its place in a reference set)."""
+    """``figures/<paper>/fig1.pdf`` -> ``<paper>/fig1`` (its place in a reference set)."""
     path = Path(path).with_suffix("")
     try:
         path = path.relative_to(FIGURES_ROOT)
@@ -56,7 +56,7 @@ def _normalise(text: str) -> str:
 def external_matches(key: str, external_dir: str | os.PathLike) -> list[Path]:
     """Raster images under ``external_dir`` for figure ``key``: ``<paper>/<figure>[_anything].png``.
 
-    Paper folder names match with ``-`` or ``_`` (``local-to-global`` = ``local_to_global``).
+    Paper folder names match with ``-`` or ``_`` (``my-paper`` = ``my_paper``).
     """
     external_dir = Path(external_dir)
     wanted = _normalise(key)

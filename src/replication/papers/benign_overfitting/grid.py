@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from itertools import product
 
 import numpy as np
@@ -12,6 +11,7 @@ import pandas as pd
 from . import metrics
 from .data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE, cell_seed, sample_gram_data, train_test_generators
 from .model import logistic_loss
+from .settings import GridSettings, Range, RunSettings
 from .train import GramProblem, evaluate, outputs, project_test_set, stack, train_gram
 
 GRID_COLUMNS = [
@@ -38,34 +38,17 @@ GRID_COLUMNS = [
 ]
 
 
-@dataclass(frozen=True)
-class RunSettings:
-    """The data and training settings shared by every run (paper Sec. 5)."""
-
-    n: int = 20
-    T: int = 8
-    rho: float = 0.2
-    eta: float = 0.2
-    lr: float = 1e-4
-    n_test: int = 1000
-    noise: str = "exact"
-
-    @classmethod
-    def from_config(cls, settings: dict) -> RunSettings:
-        return cls(**{key: settings[key] for key in cls.__dataclass_fields__})
+def axis_values(spec: Range) -> list[float]:
+    """start, start + step, ..., stop (inclusive)."""
+    count = int(round((spec.stop - spec.start) / spec.step)) + 1
+    return [spec.start + k * spec.step for k in range(count)]
 
 
-def axis_values(spec: dict) -> list[float]:
-    """{start, stop, step} -> start, start + step, ..., stop (inclusive)."""
-    count = int(round((spec["stop"] - spec["start"]) / spec["step"])) + 1
-    return [spec["start"] + k * spec["step"] for k in range(count)]
-
-
-def grid_cells(settings: dict) -> list[tuple[int, float, int]]:
+def grid_cells(settings: GridSettings) -> list[tuple[int, float, int]]:
     """Every (d, ||mu||, seed) of the grid, in a fixed order."""
-    dims = [int(d) for d in axis_values(settings["dims"])]
-    norms = [float(m) for m in axis_values(settings["signal_norms"])]
-    return [(d, m, int(seed)) for d, m, seed in product(dims, norms, settings["seeds"])]
+    dims = [int(d) for d in axis_values(settings.dims)]
+    norms = [float(m) for m in axis_values(settings.signal_norms)]
+    return [(d, m, int(seed)) for d, m, seed in product(dims, norms, settings.seeds)]
 
 
 def shards(cells: list, shard_size: int) -> list[list]:

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .data import RELEVANT, WEAK_OPPOSITE, cell_seed, head, sample_dataset, signal_coefficients, train_test_generators
-from .grid import RunSettings
+from .settings import RunSettings
 from .train import GramProblem, train_gram
 
 SCENARIOS = ("benign", "harmful", "not_overfitting")

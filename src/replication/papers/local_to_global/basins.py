@@ -18,6 +18,7 @@ from replication.numerics import perturb
 from . import canonical, canonical_attention
 from .flow import clocked_field, integrate_flow
 from .markov import MarkovChain
+from .settings import BasinSettings
 
 PAPER = "Local to Global"
 MODELS: dict[str, ModuleType] = {"2d": canonical, "3d": canonical_attention}
@@ -75,20 +76,19 @@ def endpoint_loss_error(chain: MarkovChain, ends: pd.DataFrame) -> float:
     return float(errors.max()) if len(errors) else np.nan
 
 
-def measure_basins(settings: dict, log=None) -> pd.DataFrame:
+def measure_basins(settings: BasinSettings, log=None) -> pd.DataFrame:
     """Fractions of N(0, sigma^2 I) starts ending at a local minimum, per model, chain and sigma.
 
     One standard-normal draw (n, 3) is scaled by every sigma and shared by all chains, and the
     2-D model uses its first two columns (e, w): the curves against sigma and the 2-D/3-D
     comparison are paired, not independent samples.
     """
-    normal = perturb(np.random.default_rng(settings["seed"]).standard_normal((settings["n_starts"], 3)), "basins")
-    jobs = [(model, chain, sigma) for chain in settings["chains"] for sigma in settings["sigmas"] for model in MODELS]
+    normal = perturb(np.random.default_rng(settings.seed).standard_normal((settings.n_starts, 3)), "basins")
+    jobs = [(model, chain, sigma) for chain in settings.chains for sigma in settings.sigmas for model in MODELS]
     rows = []
-    for model, spec, sigma in tqdm(jobs, desc="basins", mininterval=5):
-        chain = MarkovChain(spec["p"], spec["q"])
+    for model, chain, sigma in tqdm(jobs, desc="basins", mininterval=5):
         starts = sigma * normal[:, : DIMENSION[model]]
-        ends = flow_endpoints(chain, model, starts, settings["flow_time"], settings["rounds"])
+        ends = flow_endpoints(chain, model, starts, settings.flow_time, settings.rounds)
         local = ends.endpoint == canonical.LOCAL_MIN
         row = {
             "model": model,
@@ -131,14 +131,13 @@ def starting_grid(points: int, extent: float, margin: float) -> np.ndarray:
     return np.column_stack([e[keep], w[keep]])
 
 
-def grid_agreement(settings: dict) -> pd.DataFrame:
+def grid_agreement(settings: BasinSettings) -> pd.DataFrame:
     """Per chain: 2-D flow endpoints from a grid of starts against the basins of Thms 2/8."""
-    grid = settings["grid"]
-    starts = starting_grid(grid["points"], grid["extent"], grid["margin"])
+    grid = settings.grid
+    starts = starting_grid(grid.points, grid.extent, grid.margin)
     rows = []
-    for spec in settings["chains"]:
-        chain = MarkovChain(spec["p"], spec["q"])
-        ends = flow_endpoints(chain, "2d", starts, settings["flow_time"], settings["rounds"])
+    for chain in settings.chains:
+        ends = flow_endpoints(chain, "2d", starts, settings.flow_time, settings.rounds)
         predicted = canonical.predicted_basin(chain, starts[:, 0], starts[:, 1])
         rows.append(
             {
@@ -153,9 +152,9 @@ def grid_agreement(settings: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: dict) -> list[Claim]:
+def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSettings) -> list[Claim]:
     """Claims 1-4 of the spec's section 5 from the basin runs and the grid of 2-D starts."""
-    tol = settings["claims"]
+    tol = settings.claims
     agree = grid.agreeing.sum() / grid.n_starts.sum()
     worst = grid.loc[(grid.agreeing / grid.n_starts).idxmin()]
     claims = [
@@ -180,8 +179,8 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: dict) -
             "Figs. 1, 2",
             "Energy is constant along the gradient flow, 2-D and 3-D (relative to max(|E0|, 1)).",
             drift,
-            f"max relative drift < {tol['energy_drift']:g}",
-            bool(drift < tol["energy_drift"]),
+            f"max relative drift < {tol.energy_drift:g}",
+            bool(drift < tol.energy_drift),
             f"every basin start and grid start; 2-D {by_model.get('2d', np.nan):.1e}, "
             f"3-D {by_model.get('3d', np.nan):.1e}",
         )
@@ -194,12 +193,12 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: dict) -
             "Figs. 1, 2",
             "Endpoint losses: H(pi) at local minima, the entropy rate at global minima.",
             error,
-            f"max |loss - reference| < {tol['endpoint_loss']:g}",
-            bool(error < tol["endpoint_loss"]),
+            f"max |loss - reference| < {tol.endpoint_loss:g}",
+            bool(error < tol.endpoint_loss),
             "every endpoint on a minimum, both models, every chain and sigma",
         )
     )
-    small = basins[basins.sigma <= tol["small_sigma"]]
+    small = basins[basins.sigma <= tol.small_sigma]
     above = small[small.p + small.q > 1]
     below = small[small.p + small.q < 1]
     low = float(above.fraction_local_min.min()) if len(above) else np.nan
@@ -210,10 +209,10 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: dict) -
             PAPER,
             "4a",
             "Figs. 2, 5",
-            f"p+q>1, starts N(0, sigma^2 I) with sigma <= {tol['small_sigma']:g}: the flow ends at a local minimum.",
+            f"p+q>1, starts N(0, sigma^2 I) with sigma <= {tol.small_sigma:g}: the flow ends at a local minimum.",
             low,
-            f"min fraction >= {tol['fraction_high']:g}",
-            bool(low >= tol["fraction_high"]),
+            f"min fraction >= {tol.fraction_high:g}",
+            bool(low >= tol.fraction_high),
             f"2-D and 3-D, sigma in {{{sigmas}}}, {len(above)} runs of {int(basins.n_starts.max())} starts"
             if len(above)
             else "no run with p+q>1 and a small sigma in the config",
@@ -222,10 +221,10 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: dict) -
             PAPER,
             "4b",
             "Figs. 2, 5",
-            f"p+q<1, starts N(0, sigma^2 I) with sigma <= {tol['small_sigma']:g}: the flow avoids local minima.",
+            f"p+q<1, starts N(0, sigma^2 I) with sigma <= {tol.small_sigma:g}: the flow avoids local minima.",
             high,
-            f"max fraction <= {tol['fraction_low']:g}",
-            bool(high <= tol["fraction_low"]),
+            f"max fraction <= {tol.fraction_low:g}",
+            bool(high <= tol.fraction_low),
             f"2-D and 3-D, sigma in {{{sigmas}}}, {len(below)} runs of {int(basins.n_starts.max())} starts"
             if len(below)
             else "no run with p+q<1 and a small sigma in the config",

@@ -22,6 +22,7 @@ from . import canonical
 from .basins import MODELS, PAPER, flow_endpoints
 from .data import sample_sequences
 from .markov import MarkovChain
+from .settings import BasinSettings
 
 REFERENCE = {canonical.LOCAL_MIN: "H(pi)", canonical.GLOBAL_MIN: "entropy rate"}
 
@@ -45,17 +46,16 @@ def sampled_cross_entropy(
     return float(losses.mean()), float(losses.std(ddof=1) / np.sqrt(sequences))
 
 
-def sampled_endpoint_losses(settings: dict) -> pd.DataFrame:
+def sampled_endpoint_losses(settings: BasinSettings) -> pd.DataFrame:
     """For every chain and model: flows from N(0, sigma^2 I) starts, then for the first endpoint of
     each minimum kind its sampled cross-entropy against the reference. One row per endpoint."""
-    spec = settings["claims"]["sampled"]
+    spec = settings.claims.sampled
     rows = []
-    for index, chain_spec in enumerate(settings["chains"]):
-        chain = MarkovChain(**chain_spec)
+    for index, chain in enumerate(settings.chains):
         for model, module in MODELS.items():
-            rng = np.random.default_rng([settings["seed"], index, len(model)])
-            starts = spec["sigma"] * rng.standard_normal((spec["starts"], 2 if model == "2d" else 3))
-            ends = flow_endpoints(chain, model, starts, settings["flow_time"], settings["rounds"])
+            rng = np.random.default_rng([settings.seed, index, len(model)])
+            starts = spec.sigma * rng.standard_normal((spec.starts, 2 if model == "2d" else 3))
+            ends = flow_endpoints(chain, model, starts, settings.flow_time, settings.rounds)
             for label, name in REFERENCE.items():
                 found = ends[ends.endpoint == label]
                 if not len(found):
@@ -63,9 +63,7 @@ def sampled_endpoint_losses(settings: dict) -> pd.DataFrame:
                 point = found.iloc[0][["e", "w", "a"][: starts.shape[1]]].to_numpy(float)
                 gap = float(module.gap(*point))
                 reference = chain.unigram_loss if label == canonical.LOCAL_MIN else chain.bigram_loss
-                loss, error = sampled_cross_entropy(
-                    chain, gap, spec["sequences"], spec["length"], int(rng.integers(2**31))
-                )
+                loss, error = sampled_cross_entropy(chain, gap, spec.sequences, spec.length, int(rng.integers(2**31)))
                 rows.append(
                     {
                         "p": chain.p,

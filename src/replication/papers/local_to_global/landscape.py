@@ -10,14 +10,14 @@ from replication.numerics import perturb
 from . import canonical
 from .flow import integrate_flow
 from .markov import MarkovChain
+from .settings import AttentionFlowSettings, Fig1Settings
 
 
-def flows_for_chains(settings: dict, integrate, log) -> pd.DataFrame:
+def flows_for_chains(settings: Fig1Settings | AttentionFlowSettings, integrate, log) -> pd.DataFrame:
     """Flows for every chain of ``settings``, ``integrate(chain, rng)`` drawing from one seeded stream."""
-    rng = np.random.default_rng(settings["seed"])
+    rng = np.random.default_rng(settings.seed)
     frames = []
-    for spec in settings["chains"]:
-        chain = MarkovChain(spec["p"], spec["q"])
+    for chain in settings.chains:
         frame = integrate(chain, rng)
         ends = frame[frame.t == frame.t.max()]
         log.info("p=%s q=%s endpoints: %s", chain.p, chain.q, ends.endpoint.value_counts().to_dict())

@@ -20,10 +20,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import ATTENTIONS, INITS  # listed once, in the config schema
 from .fast_attention import binary_token_attention
-
-INITS = ("standard", "ours", "rank_one")
-ATTENTIONS = ("fast", "sdpa")
 
 
 @dataclass(frozen=True)

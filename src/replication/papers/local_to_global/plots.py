@@ -11,6 +11,7 @@ from scipy.ndimage import distance_transform_edt
 
 from . import canonical
 from .markov import MarkovChain
+from .settings import AttentionFlowSettings, Fig1Settings
 
 BASIN_COLOURS = {"I*": "#2ca02c", "I_min": "#d62728"}
 SADDLE_COLOUR = "#ff7f0e"
@@ -70,12 +71,11 @@ def _frame_axes(ax, extent: float, title: str) -> None:
         ax.set_title(title)
 
 
-def fig1(flows: pd.DataFrame, settings: dict) -> tuple[plt.Figure, pd.DataFrame]:
+def fig1(flows: pd.DataFrame, settings: Fig1Settings) -> tuple[plt.Figure, pd.DataFrame]:
     """Fig. 1: per chain, (energy lines + field + flows) and (basins + separatrices)."""
-    chains = [MarkovChain(c["p"], c["q"]) for c in settings["chains"]]
-    extent = settings["extent"]
+    chains, extent = list(settings.chains), settings.extent
     fig, axes = plt.subplots(len(chains), 2, figsize=(9, 4.6 * len(chains)), squeeze=False)
-    grid = np.linspace(-extent, extent, settings["contour_points"])
+    grid = np.linspace(-extent, extent, settings.contour_points)
     w, e = np.meshgrid(grid, grid)
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     data = []
@@ -89,7 +89,7 @@ def fig1(flows: pd.DataFrame, settings: dict) -> tuple[plt.Figure, pd.DataFrame]
         colorbar = fig.colorbar(lines, ax=ax, location="top", shrink=0.8, pad=0.02)
         colorbar.set_label(f"({panel}) {name}: energy $E(e, w)$, flows")
         data.append(_rows(panel, chain, "energy", w=w, e=e, value=energy))
-        data.append(_field(ax, chain, extent, settings["quiver_points"], panel))
+        data.append(_field(ax, chain, extent, settings.quiver_points, panel))
         data.extend(_critical_sets(ax, chain, extent, panel))
         mine = flows[(flows.p == chain.p) & (flows.q == chain.q)]
         for index, path in mine.groupby("trajectory"):
@@ -129,7 +129,7 @@ def fig1(flows: pd.DataFrame, settings: dict) -> tuple[plt.Figure, pd.DataFrame]
             rasterized=True,
         )
         data.append(_rows(panel, chain, "basin", w=w, e=e, label=np.where(to_local > 0, "I_min", "I*")))
-        data.append(_field(ax, chain, extent, settings["quiver_points"], panel))
+        data.append(_field(ax, chain, extent, settings.quiver_points, panel))
         data.extend(_critical_sets(ax, chain, extent, panel))
         # The saddle's stable flow lines bound I_min: right of the saddle for p+q > 1 (Thm 2),
         # left of it for p+q < 1 (Thm 8).
@@ -277,14 +277,15 @@ def _frame_cube(ax, extent: float, view: tuple[float, float]) -> None:
     ax.set_box_aspect((1, 1, 1))
 
 
-def attention_landscape(flows: pd.DataFrame, settings: dict, zoomed: bool) -> tuple[plt.Figure, pd.DataFrame]:
+def attention_landscape(
+    flows: pd.DataFrame, settings: AttentionFlowSettings, zoomed: bool
+) -> tuple[plt.Figure, pd.DataFrame]:
     """Figs. 2 (``zoomed=False``) and 5: one 3-D panel per chain with the critical sets and flows.
 
     Fig. 5 adds |e| against the flow's clock under each panel: the local-minimum plane e = 0
     attracts (p+q>1) or repels (p+q<1) the flows started next to it.
     """
-    chains = [MarkovChain(c["p"], c["q"]) for c in settings["chains"]]
-    extent = settings["extent"]
+    chains, extent = list(settings.chains), settings.extent
     rows = 2 if zoomed else 1
     fig = plt.figure(figsize=(5.2 * len(chains), 5.0 + 2.6 * (rows - 1)))
     grid = fig.add_gridspec(rows, len(chains), height_ratios=[2.2, 1][:rows])
@@ -298,7 +299,7 @@ def attention_landscape(flows: pd.DataFrame, settings: dict, zoomed: bool) -> tu
         drawn = {frame.layer.iloc[0] for frame in critical if len(frame)}
         data.extend(critical)
         data.append(_attention_trajectories(ax, chain, flows, extent, panel))
-        _frame_cube(ax, extent, tuple(settings["view"]))
+        _frame_cube(ax, extent, tuple(settings.view))
         ax.set_title(f"({panel}) {name}", pad=0)
         surfaces = [
             Patch(color=colour, alpha=0.3, label=label)

@@ -73,10 +73,8 @@ def table2(settings: dict) -> pd.DataFrame:
 
 
 def to_markdown(frame: pd.DataFrame) -> str:
-    cells = frame.astype(str)
-    lines = ["| " + " | ".join(cells.columns) + " |", "|" + "|".join("---" for _ in cells.columns) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in cells.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
+    """A pipe table (tabulate); cells as written, not re-parsed as numbers."""
+    return frame.astype(str).to_markdown(index=False, disable_numparse=True) + "\n"
 
 
 def to_latex(frame: pd.DataFrame, caption: str, label: str) -> str:

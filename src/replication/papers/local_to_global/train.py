@@ -50,7 +50,7 @@ def resolve_device(requested: str) -> torch.device:
 
 
 def make_model(settings: dict) -> MarkovTransformer:
-    return MarkovTransformer(TransformerConfig(**settings["model"], attention=settings.get("attention", "fast")))
+    return MarkovTransformer(TransformerConfig(**settings["model"], attention=settings["attention"]))
 
 
 def make_optimizer(model: MarkovTransformer, settings: dict) -> torch.optim.Optimizer:
@@ -107,9 +107,7 @@ def train(
 
         model = build_two_symbol(settings, generator)
     else:
-        model = initialise(
-            make_model(settings), init, settings["sigma"], generator, settings.get("rank_one_value", "input")
-        )
+        model = initialise(make_model(settings), init, settings["sigma"], generator, settings["rank_one_value"])
     perturb_module(model, f"transformer/{name}")  # numerical-noise ensembles only; a no-op otherwise
     model = model.to(device)
     optimizer = make_optimizer(model, settings)

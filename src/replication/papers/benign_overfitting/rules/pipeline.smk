@@ -1,41 +1,17 @@
 # Benign overfitting in token selection (arXiv 2409.17625 v1): Fig. 1 selections, recorded runs
 # (Figs. 2, 3), the d x ||mu|| grid in shards (Figs. 4-6, accuracy), then the claims table.
-import sys
+from replication.papers.benign_overfitting import HEATMAPS as BO_HEATMAPS
+from replication.papers.benign_overfitting import PANELS as BO_PANELS
+from replication.papers.benign_overfitting import PAPER as BO_PAPER
+from replication.papers.benign_overfitting.grid import grid_cells, shards
+from replication.papers.benign_overfitting.settings import settings
 
-from replication.papers.benign_overfitting.grid import axis_values, grid_cells, shards
+BO = settings(config["benign_overfitting"])
+BO_RESULTS = BO_PAPER.results_dir
+BO_FIGURES = BO_PAPER.figures_dir
 
-BO = config["benign_overfitting"]
-BO_RESULTS = "results/benign_overfitting"
-BO_FIGURES = "figures/benign_overfitting"
-
-for _key in ("dims", "signal_norms"):
-    _range = BO["grid"][_key]
-    if _range["stop"] < _range["start"]:
-        sys.exit(
-            f"Invalid config: config key 'benign_overfitting.grid.{_key}': stop {_range['stop']} < start "
-            f"{_range['start']}; allowed: start <= stop"
-        )
-
-BO_SHARDS = shards(grid_cells(BO["grid"]), BO["grid"]["shard_size"])
+BO_SHARDS = shards(grid_cells(BO.grid), BO.grid.shard_size)
 BO_SHARD_IDS = [f"{k:03d}" for k in range(len(BO_SHARDS))]
-BO_PANELS = ["a", "b", "c"]
-
-BO_FIG1 = register_figure(f"{BO_FIGURES}/fig1.pdf", "Benign overfitting", "Fig. 1")
-BO_FIG2 = register_figure(f"{BO_FIGURES}/fig2.pdf", "Benign overfitting", "Fig. 2")
-for _panel in BO_PANELS:
-    register_figure(f"{BO_FIGURES}/fig3{_panel}.pdf", "Benign overfitting", f"Fig. 3{_panel}")
-# Heatmaps of the grid: name -> the paper figure it reproduces
-BO_HEATMAPS = {
-    "fig4": "Fig. 4",
-    "fig4_as_coded": "Fig. 4 (as coded)",
-    "fig5": "Fig. 5",
-    "fig6": "Fig. 6",
-    "fig6_as_coded": "Fig. 6 (as coded)",
-    "accuracy": "beyond the paper",
-    "seed_spread": "beyond the paper (seed spread of Figs. 4-6)",
-}
-for _name, _figure in BO_HEATMAPS.items():
-    register_figure(f"{BO_FIGURES}/{_name}.pdf", "Benign overfitting", _figure)
 BO_CLAIMS = register_claims(f"{BO_RESULTS}/claims.csv")
 
 
@@ -57,10 +33,10 @@ rule bo_fig1_selections:
         mem_mb=2000,
         runtime=30,
     params:
-        model=BO["model"],
-        settings=BO["fig1"],
+        model=BO.model,
+        settings=BO.fig1,
     script:
-        "../../scripts/bo_fig1_selections.py"
+        "../scripts/bo_fig1_selections.py"
 
 
 rule bo_trajectories:
@@ -77,11 +53,11 @@ rule bo_trajectories:
         mem_mb=4000,
         runtime=120,
     params:
-        model=BO["model"],
-        settings=BO["trajectories"],
-        panels=BO_PANELS,
+        model=BO.model,
+        settings=BO.trajectories,
+        panels=list(BO_PANELS),
     script:
-        "../../scripts/bo_trajectories.py"
+        "../scripts/bo_trajectories.py"
 
 
 rule bo_grid_shard:
@@ -99,11 +75,11 @@ rule bo_grid_shard:
         mem_mb=2000,
         runtime=120,
     params:
-        model=BO["model"],
-        steps=BO["grid"]["steps"],
+        model=BO.model,
+        steps=BO.grid.steps,
         cells=lambda wildcards: BO_SHARDS[int(wildcards.bo_shard)],
     script:
-        "../../scripts/bo_grid_shard.py"
+        "../scripts/bo_grid_shard.py"
 
 
 rule bo_grid:
@@ -122,7 +98,7 @@ rule bo_grid:
         mem_mb=1000,
         runtime=10,
     script:
-        "../../scripts/bo_grid.py"
+        "../scripts/bo_grid.py"
 
 
 rule bo_fig1:
@@ -130,7 +106,7 @@ rule bo_fig1:
     input:
         selections=rules.bo_fig1_selections.output[0],
     output:
-        **figure_outputs(BO_FIG1, caption="../report/bo_fig1.rst", category="Benign overfitting"),
+        **figure_outputs(BO_PAPER, f"{BO_FIGURES}/fig1.pdf"),
     log:
         "logs/benign_overfitting/fig1.log",
     benchmark:
@@ -141,10 +117,10 @@ rule bo_fig1:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=BO["fig1"],
-        model=BO["model"],
+        settings=BO.fig1,
+        model=BO.model,
     script:
-        "../../scripts/bo_fig1.py"
+        "../scripts/bo_fig1.py"
 
 
 rule bo_fig2:
@@ -152,7 +128,7 @@ rule bo_fig2:
     input:
         trajectory=rules.bo_trajectories.output[0],
     output:
-        **figure_outputs(BO_FIG2, caption="../report/bo_fig2.rst", category="Benign overfitting"),
+        **figure_outputs(BO_PAPER, f"{BO_FIGURES}/fig2.pdf"),
     log:
         "logs/benign_overfitting/fig2.log",
     benchmark:
@@ -163,10 +139,10 @@ rule bo_fig2:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=BO["trajectories"],
-        model=BO["model"],
+        settings=BO.trajectories,
+        model=BO.model,
     script:
-        "../../scripts/bo_fig2.py"
+        "../scripts/bo_fig2.py"
 
 
 rule bo_fig3:
@@ -178,9 +154,7 @@ rule bo_fig3:
         **{
             f"fig3{panel}_{kind}": path
             for panel in BO_PANELS
-            for kind, path in figure_outputs(
-                f"{BO_FIGURES}/fig3{panel}.pdf", caption="../report/bo_fig3.rst", category="Benign overfitting"
-            ).items()
+            for kind, path in figure_outputs(BO_PAPER, f"{BO_FIGURES}/fig3{panel}.pdf").items()
         },
     log:
         "logs/benign_overfitting/fig3.log",
@@ -192,11 +166,11 @@ rule bo_fig3:
         mem_mb=2000,
         runtime=15,
     params:
-        panels=BO_PANELS,
-        settings=BO["trajectories"],
-        model=BO["model"],
+        panels=list(BO_PANELS),
+        settings=BO.trajectories,
+        model=BO.model,
     script:
-        "../../scripts/bo_fig3.py"
+        "../scripts/bo_fig3.py"
 
 
 rule bo_heatmaps:
@@ -207,9 +181,7 @@ rule bo_heatmaps:
         **{
             f"{name}_{kind}": path
             for name in BO_HEATMAPS
-            for kind, path in figure_outputs(
-                f"{BO_FIGURES}/{name}.pdf", caption="../report/bo_heatmaps.rst", category="Benign overfitting"
-            ).items()
+            for kind, path in figure_outputs(BO_PAPER, f"{BO_FIGURES}/{name}.pdf").items()
         },
     log:
         "logs/benign_overfitting/heatmaps.log",
@@ -222,10 +194,10 @@ rule bo_heatmaps:
         runtime=15,
     params:
         names=list(BO_HEATMAPS),
-        settings=BO["grid"],
-        model=BO["model"],
+        settings=BO.grid,
+        model=BO.model,
     script:
-        "../../scripts/bo_heatmaps.py"
+        "../scripts/bo_heatmaps.py"
 
 
 rule bo_claims:
@@ -246,4 +218,4 @@ rule bo_claims:
         mem_mb=1000,
         runtime=10,
     script:
-        "../../scripts/bo_claims.py"
+        "../scripts/bo_claims.py"

@@ -5,7 +5,5 @@ from replication.papers.local_to_global.landscape import fig1_flows, flows_for_c
 
 log = log_to(snakemake.log[0])
 s = snakemake.params.settings
-flows = flows_for_chains(
-    s, lambda chain, rng: fig1_flows(chain, s["trajectories"], s["extent"], s["flow_time"], rng), log
-)
+flows = flows_for_chains(s, lambda chain, rng: fig1_flows(chain, s.trajectories, s.extent, s.flow_time, rng), log)
 write_csv(flows, snakemake.output[0])

@@ -11,11 +11,11 @@ from replication.papers.local_to_global.endpoint_loss import reclassify, sampled
 log = log_to(snakemake.log[0])
 settings = snakemake.params.settings
 claims = landscape_claims(pd.read_csv(snakemake.input.basins), pd.read_csv(snakemake.input.grid), settings)
-claims = reclassify(claims, settings["claims"]["small_sigma"])
+claims = reclassify(claims, settings.claims.small_sigma)
 sampled = sampled_endpoint_losses(settings)
 log.info("sampled endpoint losses:\n%s", sampled.to_string(index=False))
 write_csv(sampled, snakemake.output.sampled)
-claims.append(sampled_loss_claim(sampled, settings["claims"]["sampled"]["z"]))
+claims.append(sampled_loss_claim(sampled, settings.claims.sampled.z))
 for claim in claims:
     log.info(
         "%s %s [%s]: %s (%s) %s",

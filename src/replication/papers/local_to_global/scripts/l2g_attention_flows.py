@@ -5,7 +5,5 @@ from replication.papers.local_to_global.landscape import attention_flows, flows_
 
 log = log_to(snakemake.log[0])
 s = snakemake.params.settings
-flows = flows_for_chains(
-    s, lambda chain, rng: attention_flows(chain, s["trajectories"], s["sigma"], s["flow_time"], rng), log
-)
+flows = flows_for_chains(s, lambda chain, rng: attention_flows(chain, s.trajectories, s.sigma, s.flow_time, rng), log)
 write_csv(flows, snakemake.output[0])

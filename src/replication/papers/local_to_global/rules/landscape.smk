@@ -1,6 +1,10 @@
 # Local to Global: the loss landscape and gradient flow of the canonical models (Figs. 1, 2, 5).
 
-FIG1 = register_figure("figures/local_to_global/fig1.pdf", "Local to Global", "Fig. 1")
+from replication.papers.local_to_global import PAPER as L2G
+from replication.papers.local_to_global.settings import landscape_settings
+
+L2G_FIGURES = L2G.figures_dir
+L2G_LANDSCAPE = landscape_settings(config["local_to_global"])  # typed, once
 
 
 rule l2g_fig1_flows:
@@ -18,9 +22,9 @@ rule l2g_fig1_flows:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=config["local_to_global"]["fig1"],
+        settings=L2G_LANDSCAPE.fig1,
     script:
-        "../../scripts/l2g_fig1_flows.py"
+        "../scripts/l2g_fig1_flows.py"
 
 
 rule l2g_fig1:
@@ -28,7 +32,7 @@ rule l2g_fig1:
     input:
         flows=rules.l2g_fig1_flows.output[0],
     output:
-        **figure_outputs(FIG1, caption="../report/l2g_fig1.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig1.pdf"),
     log:
         "logs/local_to_global/fig1.log",
     benchmark:
@@ -40,18 +44,13 @@ rule l2g_fig1:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=config["local_to_global"]["fig1"],
+        settings=L2G_LANDSCAPE.fig1,
     script:
-        "../../scripts/l2g_fig1.py"
+        "../scripts/l2g_fig1.py"
 
 
 # The model with the attention scalar, theta = (e, w, a) (Figs. 2, 5), and the measured basins.
 
-FIG2 = register_figure("figures/local_to_global/fig2.pdf", "Local to Global", "Fig. 2")
-FIG5 = register_figure("figures/local_to_global/fig5.pdf", "Local to Global", "Fig. 5")
-BASINS = register_figure(
-    "figures/local_to_global/basins.pdf", "Local to Global", "Basins of initialisation (beyond the paper)"
-)
 register_claims("results/local_to_global/claims_landscape.csv")
 
 
@@ -71,9 +70,9 @@ rule l2g_attention_flows:
         mem_mb=1000,
         runtime=30,
     params:
-        settings=lambda wildcards: config["local_to_global"][wildcards.fig],
+        settings=lambda wildcards: getattr(L2G_LANDSCAPE, wildcards.fig),
     script:
-        "../../scripts/l2g_attention_flows.py"
+        "../scripts/l2g_attention_flows.py"
 
 
 rule l2g_fig2:
@@ -81,7 +80,7 @@ rule l2g_fig2:
     input:
         flows="results/local_to_global/attention_flows/fig2.csv",
     output:
-        **figure_outputs(FIG2, caption="../report/l2g_fig2.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig2.pdf"),
     log:
         "logs/local_to_global/fig2.log",
     benchmark:
@@ -92,9 +91,9 @@ rule l2g_fig2:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=config["local_to_global"]["fig2"],
+        settings=L2G_LANDSCAPE.fig2,
     script:
-        "../../scripts/l2g_fig2.py"
+        "../scripts/l2g_fig2.py"
 
 
 rule l2g_fig5:
@@ -102,7 +101,7 @@ rule l2g_fig5:
     input:
         flows="results/local_to_global/attention_flows/fig5.csv",
     output:
-        **figure_outputs(FIG5, caption="../report/l2g_fig5.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig5.pdf"),
     log:
         "logs/local_to_global/fig5.log",
     benchmark:
@@ -113,9 +112,9 @@ rule l2g_fig5:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=config["local_to_global"]["fig5"],
+        settings=L2G_LANDSCAPE.fig5,
     script:
-        "../../scripts/l2g_fig5.py"
+        "../scripts/l2g_fig5.py"
 
 
 rule l2g_basin_fractions:
@@ -133,9 +132,9 @@ rule l2g_basin_fractions:
         mem_mb=2000,
         runtime=30,
     params:
-        settings=config["local_to_global"]["basins"],
+        settings=L2G_LANDSCAPE.basins,
     script:
-        "../../scripts/l2g_basin_fractions.py"
+        "../scripts/l2g_basin_fractions.py"
 
 
 rule l2g_basin_grid:
@@ -153,9 +152,9 @@ rule l2g_basin_grid:
         mem_mb=2000,
         runtime=60,
     params:
-        settings=config["local_to_global"]["basins"],
+        settings=L2G_LANDSCAPE.basins,
     script:
-        "../../scripts/l2g_basin_grid.py"
+        "../scripts/l2g_basin_grid.py"
 
 
 rule l2g_basins:
@@ -163,7 +162,7 @@ rule l2g_basins:
     input:
         basins=rules.l2g_basin_fractions.output[0],
     output:
-        **figure_outputs(BASINS, caption="../report/l2g_basins.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/basins.pdf"),
     log:
         "logs/local_to_global/basins.log",
     benchmark:
@@ -174,9 +173,9 @@ rule l2g_basins:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=config["local_to_global"]["basins"],
+        settings=L2G_LANDSCAPE.basins,
     script:
-        "../../scripts/l2g_basins.py"
+        "../scripts/l2g_basins.py"
 
 
 rule l2g_claims_landscape:
@@ -197,6 +196,6 @@ rule l2g_claims_landscape:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=config["local_to_global"]["basins"],
+        settings=L2G_LANDSCAPE.basins,
     script:
-        "../../scripts/l2g_claims_landscape.py"
+        "../scripts/l2g_claims_landscape.py"

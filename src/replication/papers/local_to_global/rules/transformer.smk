@@ -1,6 +1,8 @@
 # Local to Global: a single-layer transformer trained on Markov chains (Figs. 3, 4, 6; Tables 1, 2).
 # One training job per (experiment, init, seed); figures, tables and claims read the runs.
 
+from replication.papers.local_to_global import INITS
+from replication.papers.local_to_global import PAPER as L2G
 from replication.papers.local_to_global.ablation import variant_settings
 from replication.papers.local_to_global.runs import (
     ABLATION_PATTERN,
@@ -15,20 +17,7 @@ from replication.papers.local_to_global.runs import (
 L2G_TRANSFORMER = config["local_to_global"]["transformer"]
 L2G_EXPERIMENTS = L2G_TRANSFORMER["experiments"]
 L2G_RUN_SETTINGS = {name: run_settings(L2G_TRANSFORMER, name) for name in L2G_EXPERIMENTS}
-L2G_FIGURES = "figures/local_to_global"
-
-L2G_FIG3 = register_figure(f"{L2G_FIGURES}/fig3.pdf", "Local to Global", "Fig. 3")
-L2G_FIG4 = register_figure(f"{L2G_FIGURES}/fig4.pdf", "Local to Global", "Fig. 4")
-L2G_FIG4_LONG = register_figure(f"{L2G_FIGURES}/fig4_long.pdf", "Local to Global", "Fig. 4 (longer horizon)")
-L2G_FIG6 = register_figure(f"{L2G_FIGURES}/fig6.pdf", "Local to Global", "Fig. 6")
-L2G_ABLATION = {
-    experiment: register_figure(
-        f"{L2G_FIGURES}/{experiment}_ablation.pdf",
-        "Local to Global",
-        f"Fig. {experiment[-1]} (ablation: the authors' settings)",
-    )
-    for experiment in ("fig3", "fig6")
-}
+L2G_FIGURES = L2G.figures_dir
 L2G_CLAIMS = register_claims("results/local_to_global/claims_transformer.csv")
 
 
@@ -43,7 +32,7 @@ rule l2g_transformer:
         "benchmarks/l2g_transformer/{experiment}/{init}/seed{seed}.tsv"
     wildcard_constraints:
         experiment="|".join(L2G_EXPERIMENTS),
-        init="standard|ours|rank_one",
+        init="|".join(INITS),
         seed=r"\d+",
     priority: 100
     conda:
@@ -56,7 +45,7 @@ rule l2g_transformer:
         settings=lambda wildcards: L2G_RUN_SETTINGS[wildcards.experiment],
         run=lambda wildcards: f"{wildcards.experiment}/{wildcards.init}/seed{wildcards.seed}",
     script:
-        "../../scripts/l2g_transformer.py"
+        "../scripts/l2g_transformer.py"
 
 
 rule l2g_ablation_run:
@@ -86,7 +75,7 @@ rule l2g_ablation_run:
         ),
         run=lambda wildcards: f"ablation/{wildcards.experiment}/{wildcards.variant}/seed{wildcards.seed}",
     script:
-        "../../scripts/l2g_ablation_run.py"
+        "../scripts/l2g_ablation_run.py"
 
 
 rule l2g_ablation:
@@ -94,11 +83,7 @@ rule l2g_ablation:
     input:
         checkpoints=lambda wildcards: ablation_files(L2G_TRANSFORMER, wildcards.experiment),
     output:
-        **figure_outputs(
-            f"{L2G_FIGURES}/{{experiment}}_ablation.pdf",
-            caption="../report/l2g_ablation.rst",
-            category="Local to Global",
-        ),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/{{experiment}}_ablation.pdf"),
     log:
         "logs/local_to_global/{experiment}_ablation.log",
     benchmark:
@@ -114,7 +99,7 @@ rule l2g_ablation:
         runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
         settings=lambda wildcards: {**L2G_TRANSFORMER["ablation"], "experiment": wildcards.experiment},
     script:
-        "../../scripts/l2g_ablation.py"
+        "../scripts/l2g_ablation.py"
 
 
 rule l2g_fig3:
@@ -123,7 +108,7 @@ rule l2g_fig3:
         # The first seed's heatmaps; the structure table covers every seed.
         checkpoints=run_files(L2G_TRANSFORMER, "fig3", "checkpoints.npz"),
     output:
-        **figure_outputs(L2G_FIG3, caption="../report/l2g_fig3.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig3.pdf"),
         structure=f"{L2G_FIGURES}/fig3_structure.csv",
     log:
         "logs/local_to_global/fig3.log",
@@ -138,7 +123,7 @@ rule l2g_fig3:
         settings=L2G_RUN_SETTINGS["fig3"],
         runs=runs(L2G_TRANSFORMER, "fig3"),
     script:
-        "../../scripts/l2g_fig3.py"
+        "../scripts/l2g_fig3.py"
 
 
 rule l2g_fig6:
@@ -147,7 +132,7 @@ rule l2g_fig6:
         # The first seed's heatmaps; the structure table covers every seed.
         checkpoints=run_files(L2G_TRANSFORMER, "fig6", "checkpoints.npz"),
     output:
-        **figure_outputs(L2G_FIG6, caption="../report/l2g_fig6.rst", category="Local to Global"),
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig6.pdf"),
         structure=f"{L2G_FIGURES}/fig6_structure.csv",
     log:
         "logs/local_to_global/fig6.log",
@@ -162,7 +147,7 @@ rule l2g_fig6:
         settings=L2G_RUN_SETTINGS["fig6"],
         runs=runs(L2G_TRANSFORMER, "fig6"),
     script:
-        "../../scripts/l2g_fig6.py"
+        "../scripts/l2g_fig6.py"
 
 
 rule l2g_fig4:
@@ -170,13 +155,8 @@ rule l2g_fig4:
     input:
         losses=run_files(L2G_TRANSFORMER, "fig4", "losses.csv"),
     output:
-        **figure_outputs(L2G_FIG4, caption="../report/l2g_fig4.rst", category="Local to Global"),
-        **{
-            f"long_{kind}": path
-            for kind, path in figure_outputs(
-                L2G_FIG4_LONG, caption="../report/l2g_fig4_long.rst", category="Local to Global"
-            ).items()
-        },
+        **figure_outputs(L2G, f"{L2G_FIGURES}/fig4.pdf"),
+        **{f"long_{kind}": path for kind, path in figure_outputs(L2G, f"{L2G_FIGURES}/fig4_long.pdf").items()},
     log:
         "logs/local_to_global/fig4.log",
     benchmark:
@@ -193,16 +173,16 @@ rule l2g_fig4:
         smooth=L2G_TRANSFORMER["fig4"]["smooth"],
         settings=L2G_RUN_SETTINGS["fig4"],
     script:
-        "../../scripts/l2g_fig4.py"
+        "../scripts/l2g_fig4.py"
 
 
 rule l2g_tables:
     """Tables 1 (parameters, shapes, counts) and 2 (training settings), Markdown and LaTeX."""
     output:
-        table1_md=register_table(f"{L2G_FIGURES}/table1.md", "Local to Global", "Table 1"),
-        table1_tex=register_table(f"{L2G_FIGURES}/table1.tex", "Local to Global", "Table 1"),
-        table2_md=register_table(f"{L2G_FIGURES}/table2.md", "Local to Global", "Table 2"),
-        table2_tex=register_table(f"{L2G_FIGURES}/table2.tex", "Local to Global", "Table 2"),
+        table1_md=f"{L2G_FIGURES}/table1.md",
+        table1_tex=f"{L2G_FIGURES}/table1.tex",
+        table2_md=f"{L2G_FIGURES}/table2.md",
+        table2_tex=f"{L2G_FIGURES}/table2.tex",
     log:
         "logs/local_to_global/tables.log",
     localrule: True
@@ -211,7 +191,7 @@ rule l2g_tables:
     params:
         settings={**L2G_TRANSFORMER, "experiments": L2G_EXPERIMENTS},
     script:
-        "../../scripts/l2g_tables.py"
+        "../scripts/l2g_tables.py"
 
 
 rule l2g_claims_transformer:
@@ -233,4 +213,4 @@ rule l2g_claims_transformer:
         chain=L2G_EXPERIMENTS["fig4"]["chain"],
         settings=L2G_TRANSFORMER["claims"],
     script:
-        "../../scripts/l2g_claims_transformer.py"
+        "../scripts/l2g_claims_transformer.py"

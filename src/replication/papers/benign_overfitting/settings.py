@@ -1,0 +1,84 @@
+"""The paper's config section as typed settings (defaults: schema.yaml beside this file)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from replication.settings import from_mapping
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """``model``: the data and training settings shared by every run (paper Sec. 5)."""
+
+    n: int
+    T: int
+    rho: float
+    eta: float
+    lr: float
+    n_test: int
+    noise: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (d, ||mu||) setting."""
+
+    d: int
+    signal_norm: float
+
+
+@dataclass(frozen=True)
+class Range:
+    """Evenly spaced values start, start + step, ..., stop (inclusive)."""
+
+    start: float
+    stop: float
+    step: float
+
+
+@dataclass(frozen=True)
+class Fig1Settings:
+    """``fig1``: hand-built token selections (no training)."""
+
+    d: int
+    signal_norm: float
+    n: int
+    n_test: int
+    scales: dict[str, float]
+    seed: int
+
+
+@dataclass(frozen=True)
+class TrajectorySettings:
+    """``trajectories``: the recorded runs of Figs. 2, 3, by panel."""
+
+    steps: int
+    record_every: int
+    seed: int
+    runs: dict[str, Cell]
+
+
+@dataclass(frozen=True)
+class GridSettings:
+    """``grid``: the d x ||mu|| grid of Figs. 4-6."""
+
+    dims: Range
+    signal_norms: Range
+    steps: int
+    seeds: tuple[int, ...]
+    shard_size: int
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: RunSettings
+    fig1: Fig1Settings
+    trajectories: TrajectorySettings
+    grid: GridSettings
+
+
+def settings(section: Mapping) -> Settings:
+    """The validated ``benign_overfitting`` section, typed."""
+    return from_mapping(Settings, section)
