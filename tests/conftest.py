@@ -45,9 +45,11 @@ def _runs_snakemake(item: pytest.Item) -> bool:
         return True
     function = getattr(item, "function", None)
     try:
-        return function is not None and "run_snakemake(" in inspect.getsource(function)
+        source = inspect.getsource(function) if function is not None else ""
     except (OSError, TypeError):
         return False
+    # Snakemake directly, or through `make figures` (tests/test_crash_recovery.py).
+    return any(call in source for call in ("run_snakemake(", "str(SNAKEMAKE)", "make_figures("))
 
 
 def pytest_collection_modifyitems(items):
@@ -76,3 +78,12 @@ def smoke_run(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("smoke")
     run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/all")
     return workdir
+
+
+@pytest.fixture(scope="session")
+def resumed_smoke_run(tmp_path_factory):
+    """A second smoke run from clean, killed mid-job with SIGKILL and finished by the same command
+    (tests/test_crash_recovery.py checks the recovery, tests/test_determinism.py the bytes)."""
+    from test_crash_recovery import kill_mid_job_and_resume
+
+    return kill_mid_job_and_resume(tmp_path_factory.mktemp("resumed") / "run")

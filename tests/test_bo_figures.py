@@ -85,6 +85,7 @@ def test_fig2_claims_read_the_final_relevant_probability():
     assert not stuck["fig2_noisy_r_to_zero"].holds and not stuck["fig2_clean_r_to_one"].holds
 
 
+@pytest.mark.heavy
 def test_real_trajectory_and_fig2():
     traj = trajectory(300, 20.0, 1, RunSettings(lr=1e-2), 300, 10)
     assert traj["probabilities"].shape == (31, 20, 8)

@@ -95,6 +95,7 @@ def test_energy_is_conserved_along_plain_and_clocked_flows(chain):
         assert (np.abs(wrong_sign - wrong_sign[0]) / np.abs(wrong_sign[0])).max() > 1e-3
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_clocked_flow_has_the_plain_flows_limits(chain):
     starts = np.random.default_rng(6).normal(0, 0.7, size=(24, 3))
@@ -109,6 +110,7 @@ def test_clocked_flow_has_the_plain_flows_limits(chain):
     np.testing.assert_allclose(clocked[-1], plain[-1], atol=1e-5)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_endpoint_losses_are_unigram_or_entropy_rate(chain):
     starts = np.random.default_rng(7).normal(0, 1.0, size=(100, 3))

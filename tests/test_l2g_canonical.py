@@ -92,6 +92,7 @@ def grid_flows(request):
     return chain, starts, _flows(chain, starts)
 
 
+@pytest.mark.heavy
 def test_theorem_basins_match_integrated_endpoints(grid_flows):
     chain, starts, end = grid_flows
     observed = canonical.classify_endpoint(chain, end[:, 0], end[:, 1])
@@ -113,6 +114,7 @@ def test_energy_is_conserved_along_flows(chain):
     assert drift.max() < 1e-8
 
 
+@pytest.mark.heavy
 def test_endpoint_losses_are_unigram_or_entropy_rate(grid_flows):
     chain, _, end = grid_flows
     losses = canonical.loss(chain, end[:, 0], end[:, 1])
