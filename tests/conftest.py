@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import fnmatch
 import inspect
 import os
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -52,13 +55,32 @@ def _runs_snakemake(item: pytest.Item) -> bool:
     return any(call in source for call in ("run_snakemake(", "str(SNAKEMAKE)", "make_figures("))
 
 
-def pytest_collection_modifyitems(items):
-    """Tests that run Snakemake are marked ``pipeline`` and get the long time limit."""
+def mutation_test_files(mutant: str) -> list[str] | None:
+    """The test files that a mutant's module runs under mutation testing (scripts/mutation_tests.toml),
+    or None (every covering test) for a module that is not listed or outside a mutant run."""
+    if "__mutmut_" not in mutant:
+        return None  # mutmut's stats and listing runs, or no mutation run at all
+    module = re.split(r"\.xǁ|\.x_", mutant, maxsplit=1)[0]
+    selection = tomllib.loads((ROOT / "scripts" / "mutation_tests.toml").read_text())["modules"]
+    for pattern, files in selection.items():
+        if fnmatch.fnmatchcase(module, pattern):
+            return files
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that run Snakemake are marked ``pipeline`` and get the long time limit; under mutation
+    testing, a mutant runs only the tests of the files listed for its module."""
     for item in items:
         if _runs_snakemake(item):
             item.add_marker(pytest.mark.pipeline)
             if item.get_closest_marker("timeout") is None:
                 item.add_marker(pytest.mark.timeout(PIPELINE_TIMEOUT_S))
+    files = mutation_test_files(os.environ.get("MUTANT_UNDER_TEST", ""))
+    if files is not None:
+        kept = [item for item in items if item.path.name in files]
+        config.hook.pytest_deselected(items=[item for item in items if item.path.name not in files])
+        items[:] = kept
 
 
 def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:

@@ -83,6 +83,7 @@ def test_the_flow_fixes_the_coefficient_of_a_squared_to_minus_two(chain):
     np.testing.assert_allclose(c, -2.0, rtol=1e-7)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_energy_is_conserved_along_plain_and_clocked_flows(chain):
     starts = np.random.default_rng(5).normal(0, 1.0, size=(32, 3))

@@ -103,6 +103,7 @@ def test_theorem_basins_match_integrated_endpoints(grid_flows):
     np.testing.assert_array_equal(observed, predicted)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_energy_is_conserved_along_flows(chain):
     starts = np.random.default_rng(2).uniform(-2.5, 2.5, size=(64, 2))
