@@ -35,12 +35,14 @@ TRAINING_SETTINGS = {
 
 
 def shared_scope(fixture_name: str, config) -> str:
-    """Scope of an expensive shared fixture: one per module, but one per test under mutation testing.
+    """Scope of an expensive shared fixture: one per module, but one per test while mutmut records
+    which tests run each function (its "stats" run).
 
-    mutmut records which tests run each function; a module-scoped fixture's calls count only for
-    the first test that asks for it, so the later tests would never run against a mutant.
+    A module-scoped fixture's calls count only for the first test that asks for it, so without this
+    the later tests would never run against a mutant. When a mutant runs, its tests share one
+    module-scoped value again: computed once, under the mutant.
     """
-    return "function" if os.environ.get("MUTANT_UNDER_TEST") else "module"
+    return "function" if os.environ.get("MUTANT_UNDER_TEST") == "stats" else "module"
 
 
 def _runs_snakemake(item: pytest.Item) -> bool:
