@@ -34,6 +34,7 @@ from replication.io import write_text  # noqa: E402
 
 MUTMUT = Path(sys.executable).with_name("mutmut")
 EQUIVALENTS = ROOT / "scripts" / "mutation_equivalents.toml"
+EXCLUDED = ROOT / "scripts" / "mutation_excluded.toml"
 REPORT = ROOT / "results" / "mutation" / "report.md"
 # One line per mutmut invocation since the last fresh run: what ran, wall and CPU seconds, load.
 RUNS = ROOT / "results" / "mutation" / "runs.tsv"
@@ -177,12 +178,22 @@ def load_equivalents() -> dict[str, dict]:
     return {entry["mutant"]: entry for entry in entries}
 
 
+def excluded_functions() -> dict[str, str]:
+    """Mangled function name (replication.io.x_atomic_path) -> why its mutants are left out."""
+    entries = tomllib.loads(EXCLUDED.read_text()).get("excluded", []) if EXCLUDED.exists() else []
+    return {entry["function"]: entry["reason"] for entry in entries}
+
+
 def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]) -> str:
     equivalents = load_equivalents()
+    excluded = excluded_functions()
     counts: dict[str, Counter] = defaultdict(Counter)
     survivors, stale = [], []
     for name, status in sorted(results.items()):
         module = module_of(name)
+        if re.sub(r"__mutmut_\d+$", "", name) in excluded:
+            counts[module]["excluded"] += 1
+            continue
         if status in ("not checked", "skipped", "check was interrupted by user"):
             counts[module]["not run"] += 1
             continue
@@ -229,25 +240,27 @@ def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]
     lines += [
         "Killed includes timeouts (a mutant that makes a test hang is detected).",
         "",
-        "| module | mutants run | killed | timeout | equivalent | surviving | kill rate | not run |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| module | mutants run | killed | timeout | equivalent | surviving | kill rate | not run | excluded |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for module in sorted(counts):
         c = counts[module]
         shown = f"{rate(c):.1%}" if c["mutants"] else "-"
         lines.append(
             f"| {module} | {c['mutants']} | {c['killed']} | {c['timeout']} | {c['equivalent']} | {c['survived']} "
-            f"| {shown} | {c['not run']} |"
+            f"| {shown} | {c['not run']} | {c['excluded']} |"
         )
     lines.append(
         f"| **all** | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['equivalent']} "
-        f"| {total['survived']} | {rate(total):.1%} | {total['not run']} |"
+        f"| {total['survived']} | {rate(total):.1%} | {total['not run']} | {total['excluded']} |"
     )
     if total["not run"]:
         lines += [
             "",
             f"{total['not run']} mutants were not run (a partial or interrupted run): the rates cover the rest.",
         ]
+    if excluded:
+        lines += ["", f"Excluded functions ({EXCLUDED.relative_to(ROOT)}, with the reasons): " + ", ".join(excluded)]
     if stale:
         lines += ["", "Listed as equivalent but the mutation under that name changed (re-check): " + ", ".join(stale)]
     lines += ["", f"## Surviving mutants ({len(survivors)})", ""]
