@@ -70,6 +70,12 @@ def mutation_test_files(mutant: str) -> list[str] | None:
     return None
 
 
+def pytest_configure(config):
+    # Under mutation testing the first failing test kills the mutant: the rest need not run.
+    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+        config.option.maxfail = 1
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests that run Snakemake are marked ``pipeline`` and get the long time limit; under mutation
     testing, a mutant runs only the tests of the files listed for its module."""
