@@ -140,3 +140,29 @@ def test_critical_sets(chain):
     np.testing.assert_allclose(grad, 0, atol=1e-12)
     assert canonical.separatrix(canonical.SADDLE_W) == pytest.approx(0, abs=1e-7)
     assert canonical.energy(0.0, canonical.SADDLE_W) == pytest.approx(canonical.SADDLE_ENERGY)
+
+
+@pytest.mark.parametrize("chain", [MarkovChain(0.9, 0.9), MarkovChain(0.2, 0.3)], ids=["p+q>1", "p+q<1"])
+def test_theorem_basins_on_a_few_starts(chain):
+    """Thms 2 and 8 against integrated flows from starts on both sides of the separatrix (fast)."""
+    from replication.papers.local_to_global.basins import flow_endpoints
+
+    w = np.array([-2.0, -1.2, -0.5, -0.3, 0.4, 1.5])
+    g = np.nan_to_num(canonical.separatrix(w), nan=0.0)
+    starts = np.column_stack(
+        [np.concatenate([0.5 * g + 0.05, g + 0.4, -(g + 0.4)]), np.concatenate([w, w, w])]
+    )  # inside, outside, and outside with e < 0
+    ends = flow_endpoints(chain, "2d", starts, 300.0, rounds=6)
+    predicted = canonical.predicted_basin(chain, starts[:, 0], starts[:, 1])
+    assert {canonical.GLOBAL_MIN, canonical.LOCAL_MIN} <= set(predicted)
+    np.testing.assert_array_equal(ends.endpoint.to_numpy(), predicted)
+    # On e = 0 the flow stands still: a local maximum where the line is not a local minimum.
+    w_line = np.array([-1.0, -0.2, 0.5])
+    on_axis = canonical.predicted_basin(chain, 0.0, w_line)
+    expected = np.where(canonical.is_local_min_line(chain, w_line), canonical.LOCAL_MIN, canonical.LOCAL_MAX)
+    np.testing.assert_array_equal(on_axis, expected)
+    # Exactly on the separatrix the flow ends at the saddle (on the side of w where it exists for the chain).
+    w_sep = np.array([-0.5, -0.3]) if chain.switching > 1 else np.array([-1.5, -1.0])
+    np.testing.assert_array_equal(
+        canonical.predicted_basin(chain, canonical.separatrix(w_sep), w_sep), [canonical.SADDLE] * 2
+    )
