@@ -166,3 +166,46 @@ def test_theorem_basins_on_a_few_starts(chain):
     np.testing.assert_array_equal(
         canonical.predicted_basin(chain, canonical.separatrix(w_sep), w_sep), [canonical.SADDLE] * 2
     )
+
+
+def test_endpoint_labels_on_hand_placed_points():
+    """Each label of classify_endpoint, and the tolerance band around every critical set."""
+    chain = MarkovChain(0.9, 0.9)  # p+q > 1: e = 0 is a local minimum where 1 + 2w|w| > 0
+    w_global = np.array([-1.5, -1.0])
+    e_global = canonical.global_min_locus(chain, w_global)
+    e = np.array([*e_global, 0.0, 0.0, 0.0, 5e-5, 1e-4, 0.01, 1.0, 0.0])
+    w = np.array([*w_global, 0.5, -1.5, canonical.SADDLE_W, 0.3, 0.3, 0.3, 0.3, canonical.SADDLE_W + 5e-5])
+    expected = [canonical.GLOBAL_MIN] * 2 + [
+        canonical.LOCAL_MIN,
+        canonical.LOCAL_MAX,
+        canonical.SADDLE,
+        canonical.LOCAL_MIN,  # within the tolerance of e = 0
+        canonical.UNCONVERGED,  # |e| = tol is outside: the band is open
+        canonical.UNCONVERGED,
+        canonical.UNCONVERGED,
+        canonical.SADDLE,
+    ]
+    labels = canonical.classify_endpoint(chain, e, w)
+    assert labels.dtype == object
+    np.testing.assert_array_equal(labels, expected)
+    # The gap of another model replaces this model's gap: with D = D* every point is a global minimum.
+    off_axis = np.array([1.0, 2.0]), np.array([0.3, -0.3])
+    np.testing.assert_array_equal(canonical.classify_endpoint(chain, *off_axis), [canonical.UNCONVERGED] * 2)
+    np.testing.assert_array_equal(
+        canonical.classify_endpoint(chain, *off_axis, gap_value=np.full(2, chain.optimal_gap)),
+        [canonical.GLOBAL_MIN] * 2,
+    )
+    np.testing.assert_array_equal(canonical.classify_endpoint(chain, [1e-2], [0.3], tol=0.1), [canonical.LOCAL_MIN])
+    # p+q < 1 flips the e = 0 line: local maxima where it was minima.
+    flipped = canonical.classify_endpoint(MarkovChain(0.2, 0.3), [0.0, 0.0], [0.5, -1.5])
+    np.testing.assert_array_equal(flipped, [canonical.LOCAL_MAX, canonical.LOCAL_MIN])
+
+
+def test_separatrix_values():
+    w = np.array([-2.0, -1.0, canonical.SADDLE_W, -0.3, 0.0, 0.5])
+    g = canonical.separatrix(w)
+    inside = w[:4] ** 2 - np.log(-w[:4]) + canonical.SADDLE_ENERGY
+    np.testing.assert_allclose(g[:4], np.sqrt(np.maximum(inside, 0)), rtol=1e-14)
+    assert g[0] > 1 and np.isnan(g[4]) and np.isnan(g[5])  # defined for w < 0 only
+    # The separatrix is a level set of the energy at the saddle's value.
+    np.testing.assert_allclose(canonical.energy(g[:4], w[:4]), canonical.SADDLE_ENERGY, atol=1e-12)
