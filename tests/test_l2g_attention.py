@@ -148,3 +148,43 @@ def test_critical_sets(chain):
     rise = attention.loss(chain, 1e-3, w_plane, a_plane) - chain.unigram_loss
     local = canonical.is_local_min_line(chain, w_plane)
     assert np.all(rise[keep & local] > 0) and np.all(rise[keep & ~local] < 0)
+
+
+def test_endpoint_labels_of_the_attention_model_on_hand_placed_points():
+    chain = MarkovChain(0.9, 0.9)
+    e, w = np.array([0.8, 1.5]), np.array([0.2, -1.2])
+    a_global = attention.global_min_attention(chain, e, w)
+    e_stat = np.array([1.0, 2.0])
+    points = [
+        (e, w, a_global),  # on the global-minimum surface: D = D*
+        ([0.0, 0.0], [0.5, -1.5], [3.0, -3.0]),  # on e = 0: the 2-D labels by w, whatever a is
+        (e_stat, [canonical.SADDLE_W] * 2, attention.stationary_attention(e_stat)),  # the stationary set
+        ([0.5e-4], [canonical.SADDLE_W], [-4e8]),  # |e| < tol: on e = 0, at the saddle
+        ([1.0, 1.0], [canonical.SADDLE_W + 2e-4, canonical.SADDLE_W], [-1.0, -1.0 + 2e-4]),  # beyond tol
+        ([1.0, 0.5], [0.3, 0.3], [0.0, 0.0]),  # nowhere
+    ]
+    expected = [
+        [canonical.GLOBAL_MIN] * 2,
+        [canonical.LOCAL_MIN, canonical.LOCAL_MAX],
+        [attention.STATIONARY] * 2,
+        [canonical.SADDLE],
+        [canonical.UNCONVERGED] * 2,
+        [canonical.UNCONVERGED] * 2,
+    ]
+    for (pe, pw, pa), labels in zip(points, expected):
+        np.testing.assert_array_equal(attention.classify_endpoint(chain, pe, pw, pa), labels)
+    np.testing.assert_array_equal(
+        attention.classify_endpoint(chain, [0.05], [0.3], [0.0], tol=0.1), [canonical.LOCAL_MIN]
+    )
+
+
+def test_global_minimum_surface_and_stationary_attention_values():
+    chain = MarkovChain(0.2, 0.3)
+    e, w = np.array([0.5, 1.0, 2.0, 0.0]), np.array([0.3, -0.2, 1.0, 0.3])
+    a = attention.global_min_attention(chain, e, w)
+    np.testing.assert_allclose(attention.gap(e[:3], w[:3], a[:3]), chain.optimal_gap, rtol=1e-12)
+    assert np.isnan(a[3]) and a.dtype == float
+    stationary = attention.stationary_attention(np.array([0.0, 1.0, 2.0, -0.5]))
+    assert stationary.dtype == float and np.isnan(stationary[0])
+    np.testing.assert_allclose(stationary[1:], [-1.0, -0.25, -4.0], rtol=1e-15)
+    assert attention.stationary_attention(1).item() == -1.0
