@@ -1,5 +1,7 @@
 """The Markov chain's loss F(D) and the canonical models' energies, from their definitions (fast)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -74,3 +76,39 @@ def test_energy_is_constant_along_the_gradient_of_both_models(chain):
     e, w, a = rng.uniform(-2, 2, size=(3, 50))
     np.testing.assert_allclose(attention.energy(e, w, a) - canonical.energy(e, w), -2 * a**2, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(canonical.energy(e, w), e**2 - w**2 - np.sign(w) * np.log(np.abs(w)), rtol=1e-13)
+
+
+def test_no_floating_point_warnings_where_the_formulas_take_logs_of_zero_or_of_negatives():
+    """p = q makes log|p - q| = -inf, w >= 0 leaves the separatrix undefined and e = 0 the stationary
+    attention: the functions return their values (NaN outside the domain) without a warning."""
+    gaps = np.array([-3.0, 0.0, 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for chain in (MarkovChain(0.3, 0.3), MarkovChain(0.9, 0.9)):
+            assert np.all(np.isfinite(chain.optimal_offset(gaps)))
+            np.testing.assert_allclose(chain.optimal_offset(gaps), -gaps / 2, rtol=1e-12)  # p = q: c = -D/2
+            assert np.all(np.isfinite(chain.loss_of_gap(gaps)))
+        assert np.isnan(canonical.separatrix(np.array([0.0, 0.5]))).all()
+        assert np.isnan(attention.stationary_attention(np.array([0.0])))[0]
+        assert np.isnan(attention.global_min_attention(MarkovChain(0.2, 0.3), np.array([0.0]), np.array([0.3])))[0]
+
+
+def test_integer_inputs_give_the_float_results():
+    """Coordinates given as integers (large enough that integer squares would overflow int64)."""
+    chain = MarkovChain(0.2, 0.3)
+    e, w = np.array([4_000_000_000, 1]), np.array([3, -5_000_000_000])
+    ef, wf = e.astype(float), w.astype(float)
+    np.testing.assert_array_equal(canonical.energy(e, w), canonical.energy(ef, wf))
+    np.testing.assert_array_equal(canonical.gap(e, w), canonical.gap(ef, wf))
+    for got, want in zip(canonical.gradient(chain, e, w), canonical.gradient(chain, ef, wf)):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(canonical.gap_derivatives(e, w), canonical.gap_derivatives(ef, wf)):
+        np.testing.assert_array_equal(got, want)
+    a = np.array([2, 3])
+    np.testing.assert_array_equal(attention.gap(e, w, a), attention.gap(ef, wf, a.astype(float)))
+    np.testing.assert_array_equal(attention.stationary_attention(e), attention.stationary_attention(ef))
+    np.testing.assert_array_equal(canonical.separatrix(w), canonical.separatrix(wf))
+    gaps = np.array([3_000_000_000, -3])
+    np.testing.assert_array_equal(chain.loss_of_gap(gaps), chain.loss_of_gap(gaps.astype(float)))
+    np.testing.assert_array_equal(chain.loss_slope(gaps), chain.loss_slope(gaps.astype(float)))
+    np.testing.assert_array_equal(chain.loss_curvature(gaps), chain.loss_curvature(gaps.astype(float)))
