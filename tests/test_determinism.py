@@ -26,6 +26,8 @@ def test_smoke_pipeline_is_byte_identical(smoke_run, resumed_smoke_run):
     first, second = digests(smoke_run), digests(resumed_smoke_run.workdir)
     assert "figures/all" in first and "results/claims.csv" in first
     assert any(name.endswith(".png") for name in first) and any(name.endswith(".csv") for name in first)
-    assert sorted(first) == sorted(second)
+    assert sorted(first) == sorted(second), (
+        f"only in the first: {set(first) - set(second)}; only in the second: {set(second) - set(first)}"
+    )
     differing = [name for name in first if first[name] != second[name]]
     assert not differing, f"differ between two runs of the same config: {differing}"
