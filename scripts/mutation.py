@@ -19,6 +19,7 @@ import argparse
 import ast
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -33,34 +34,56 @@ from replication.io import write_text  # noqa: E402
 
 MUTMUT = Path(sys.executable).with_name("mutmut")
 EQUIVALENTS = ROOT / "scripts" / "mutation_equivalents.toml"
+EXCLUDED = ROOT / "scripts" / "mutation_excluded.toml"
 REPORT = ROOT / "results" / "mutation" / "report.md"
+# One line per mutmut invocation since the last fresh run: what ran, wall and CPU seconds, load.
+RUNS = ROOT / "results" / "mutation" / "runs.tsv"
 DETECTED = {"killed", "timeout", "segfault", "caught by type check"}
 RESULT_LINE = re.compile(r"^\s*(\S+): (.+)$")
 
 
-def run_mutmut(jobs: int | None) -> float:
-    """A fresh mutmut run from the project root; returns its wall time in seconds."""
-    shutil.rmtree(ROOT / "mutants", ignore_errors=True)
-    command = [str(MUTMUT), "run"] + ([f"--max-children={jobs}"] if jobs else [])
+def timed(command: list[str], what: str) -> None:
+    """Run mutmut; append its wall and CPU time (its own and its workers') and the load to RUNS."""
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     # mutmut's progress goes to the terminal; its exit status is non-zero when mutants survive.
     subprocess.run(command, cwd=ROOT, check=False)
-    return time.monotonic() - start
+    wall = time.monotonic() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    load = " / ".join(f"{value:.1f}" for value in os.getloadavg())
+    RUNS.parent.mkdir(parents=True, exist_ok=True)
+    with RUNS.open("a") as log:
+        log.write(f"{what}\t{wall:.0f}\t{cpu:.0f}\t{load}\n")
 
 
-def run_named(patterns: list[str], jobs: int | None) -> float:
+def run_mutmut(jobs: int | None) -> None:
+    """A fresh mutmut run from the project root."""
+    shutil.rmtree(ROOT / "mutants", ignore_errors=True)
+    RUNS.unlink(missing_ok=True)
+    timed([str(MUTMUT), "run"] + ([f"--max-children={jobs}"] if jobs else []), "full run")
+
+
+def run_named(patterns: list[str], jobs: int | None, what: str | None = None) -> None:
     """Run the mutants whose names match ``patterns`` (fnmatch), reusing the mutants and test
     records of an earlier run when there is one (mutmut adds the records of new tests)."""
     command = [str(MUTMUT), "run"] + ([f"--max-children={jobs}"] if jobs else []) + patterns
-    start = time.monotonic()
-    subprocess.run(command, cwd=ROOT, check=False)
-    return time.monotonic() - start
+    timed(command, what or "only " + " ".join(patterns))
 
 
-def rerun_survivors(jobs: int | None) -> float:
+def rerun_survivors(jobs: int | None) -> None:
     """Run again, against the current tests, the mutants that no test killed last time."""
     names = [name for name, status in mutmut_results().items() if status not in DETECTED | {"not checked"}]
-    return run_named(names, jobs) if names else 0.0
+    if names:
+        run_named(names, jobs, f"rerun of {len(names)} survivors")
+
+
+def run_times() -> list[tuple[str, int, int, str]]:
+    """(what, wall s, CPU s, load average) of every mutmut invocation since the last fresh run."""
+    if not RUNS.exists():
+        return []
+    rows = [line.split("\t") for line in RUNS.read_text().splitlines() if line]
+    return [(what, int(wall), int(cpu), load) for what, wall, cpu, load in rows]
 
 
 def mutmut_results() -> dict[str, str]:
@@ -155,18 +178,29 @@ def load_equivalents() -> dict[str, dict]:
     return {entry["mutant"]: entry for entry in entries}
 
 
-def build_report(results: dict[str, str], wall_s: float | None, what: str = "full run") -> str:
+def excluded_functions() -> dict[str, str]:
+    """Mangled function name (replication.io.x_atomic_path) -> why its mutants are left out."""
+    entries = tomllib.loads(EXCLUDED.read_text()).get("excluded", []) if EXCLUDED.exists() else []
+    return {entry["function"]: entry["reason"] for entry in entries}
+
+
+def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]) -> str:
     equivalents = load_equivalents()
+    excluded = excluded_functions()
     counts: dict[str, Counter] = defaultdict(Counter)
     survivors, stale = [], []
     for name, status in sorted(results.items()):
         module = module_of(name)
+        if re.sub(r"__mutmut_\d+$", "", name) in excluded:
+            counts[module]["excluded"] += 1
+            continue
         if status in ("not checked", "skipped", "check was interrupted by user"):
             counts[module]["not run"] += 1
             continue
         counts[module]["mutants"] += 1
         if status in DETECTED:
             counts[module]["killed"] += 1
+            counts[module]["timeout"] += status == "timeout"
             continue
         diff = mutant_diff(name)
         entry = equivalents.get(name)
@@ -185,35 +219,48 @@ def build_report(results: dict[str, str], wall_s: float | None, what: str = "ful
     total = sum(counts.values(), Counter())
     lines = ["# Mutation testing report", ""]
     lines.append(f"Tool: mutmut (pyproject.toml [tool.mutmut]); equivalent mutants: {EQUIVALENTS.relative_to(ROOT)}.")
-    if wall_s is not None:
-        load = os.getloadavg()
-        lines.append(
-            f"Run time ({what}): {wall_s / 60:.1f} min on {os.cpu_count()} cores (load average at the end "
-            f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f})."
-        )
     lines += [
         "",
-        f"**Overall kill rate: {rate(total):.1%}** ({total['killed']} killed of "
-        f"{total['mutants'] - total['equivalent']} mutants; {total['equivalent']} equivalent left out; "
+        f"**Overall kill rate: {rate(total):.1%}** ({total['killed']} killed, {total['timeout']} of them by a "
+        f"timeout, of {total['mutants'] - total['equivalent']} mutants; {total['equivalent']} equivalent left out; "
         f"{total['survived']} surviving)",
         "",
     ]
+    if times:
+        wall, cpu = sum(t[1] for t in times), sum(t[2] for t in times)
+        lines += [
+            f"Run time: {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU (mutmut and its workers) on "
+            f"{os.cpu_count()} cores, in {len(times)} invocation(s):",
+            "",
+            "| invocation | wall s | CPU s | load average at the end (1 / 5 / 15 min) |",
+            "|---|---:|---:|---|",
+        ]
+        lines += [f"| {what} | {w} | {c} | {load} |" for what, w, c, load in times]
+        lines.append("")
     lines += [
-        "| module | mutants run | killed | equivalent | surviving | kill rate | not run |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "Killed includes timeouts (a mutant that makes a test hang is detected).",
+        "",
+        "| module | mutants run | killed | timeout | equivalent | surviving | kill rate | not run | excluded |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for module in sorted(counts):
         c = counts[module]
         shown = f"{rate(c):.1%}" if c["mutants"] else "-"
         lines.append(
-            f"| {module} | {c['mutants']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {shown} "
-            f"| {c['not run']} |"
+            f"| {module} | {c['mutants']} | {c['killed']} | {c['timeout']} | {c['equivalent']} | {c['survived']} "
+            f"| {shown} | {c['not run']} | {c['excluded']} |"
         )
+    lines.append(
+        f"| **all** | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['equivalent']} "
+        f"| {total['survived']} | {rate(total):.1%} | {total['not run']} | {total['excluded']} |"
+    )
     if total["not run"]:
         lines += [
             "",
             f"{total['not run']} mutants were not run (a partial or interrupted run): the rates cover the rest.",
         ]
+    if excluded:
+        lines += ["", f"Excluded functions ({EXCLUDED.relative_to(ROOT)}, with the reasons): " + ", ".join(excluded)]
     if stale:
         lines += ["", "Listed as equivalent but the mutation under that name changed (re-check): " + ", ".join(stale)]
     lines += ["", f"## Surviving mutants ({len(survivors)})", ""]
@@ -234,16 +281,13 @@ def main() -> None:
         "--jobs", type=int, default=None, help="mutants run side by side (default: mutmut's, the cores)"
     )
     args = parser.parse_args()
-    if args.report_only:
-        wall_s = None
-    elif args.survivors:
-        wall_s = rerun_survivors(args.jobs)
+    if args.survivors:
+        rerun_survivors(args.jobs)
     elif args.only:
-        wall_s = run_named(args.only, args.jobs)
-    else:
-        wall_s = run_mutmut(args.jobs)
-    what = "rerun of the survivors" if args.survivors else f"only {' '.join(args.only)}" if args.only else "full run"
-    report = build_report(mutmut_results(), wall_s, what)
+        run_named(args.only, args.jobs)
+    elif not args.report_only:
+        run_mutmut(args.jobs)
+    report = build_report(mutmut_results(), run_times())
     write_text(report, REPORT)
     print(report.split("## Surviving")[0])
     print(f"report: {REPORT.relative_to(ROOT)}")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import fnmatch
 import inspect
 import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -35,12 +37,14 @@ TRAINING_SETTINGS = {
 
 
 def shared_scope(fixture_name: str, config) -> str:
-    """Scope of an expensive shared fixture: one per module, but one per test under mutation testing.
+    """Scope of an expensive shared fixture: one per module, but one per test while mutmut records
+    which tests run each function (its "stats" run).
 
-    mutmut records which tests run each function; a module-scoped fixture's calls count only for
-    the first test that asks for it, so the later tests would never run against a mutant.
+    A module-scoped fixture's calls count only for the first test that asks for it, so without this
+    the later tests would never run against a mutant. When a mutant runs, its tests share one
+    module-scoped value again: computed once, under the mutant.
     """
-    return "function" if os.environ.get("MUTANT_UNDER_TEST") else "module"
+    return "function" if os.environ.get("MUTANT_UNDER_TEST") == "stats" else "module"
 
 
 def _runs_snakemake(item: pytest.Item) -> bool:
@@ -49,19 +53,44 @@ def _runs_snakemake(item: pytest.Item) -> bool:
     function = getattr(item, "function", None)
     try:
         source = inspect.getsource(function) if function is not None else ""
-        # run_snakemake() or a direct call of the Snakemake executable
-        return "run_snakemake(" in source or "str(SNAKEMAKE)" in source
     except (OSError, TypeError):
         return False
+    # Snakemake directly, or through `make figures` (tests/test_crash_recovery.py).
+    return any(call in source for call in ("run_snakemake(", "str(SNAKEMAKE)", "make_figures("))
 
 
-def pytest_collection_modifyitems(items):
-    """Tests that run Snakemake are marked ``pipeline`` and get the long time limit."""
+def mutation_test_files(mutant: str) -> list[str] | None:
+    """The test files that a mutant's module runs under mutation testing (scripts/mutation_tests.toml),
+    or None (every covering test) for a module that is not listed or outside a mutant run."""
+    if "__mutmut_" not in mutant:
+        return None  # mutmut's stats and listing runs, or no mutation run at all
+    module = re.split(r"\.xǁ|\.x_", mutant, maxsplit=1)[0]
+    selection = tomllib.loads((ROOT / "scripts" / "mutation_tests.toml").read_text())["modules"]
+    for pattern, files in selection.items():
+        if fnmatch.fnmatchcase(module, pattern):
+            return files
+    return None
+
+
+def pytest_configure(config):
+    # Under mutation testing the first failing test kills the mutant: the rest need not run.
+    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+        config.option.maxfail = 1
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that run Snakemake are marked ``pipeline`` and get the long time limit; under mutation
+    testing, a mutant runs only the tests of the files listed for its module."""
     for item in items:
         if _runs_snakemake(item):
             item.add_marker(pytest.mark.pipeline)
             if item.get_closest_marker("timeout") is None:
                 item.add_marker(pytest.mark.timeout(PIPELINE_TIMEOUT_S))
+    files = mutation_test_files(os.environ.get("MUTANT_UNDER_TEST", ""))
+    if files is not None:
+        kept = [item for item in items if item.path.name in files]
+        config.hook.pytest_deselected(items=[item for item in items if item.path.name not in files])
+        items[:] = kept
 
 
 def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -114,3 +143,12 @@ def bo_model(**changes):
     from replication.papers.benign_overfitting.settings import settings
 
     return dataclasses.replace(settings(schema_defaults()["benign_overfitting"]).model, **changes)
+
+
+@pytest.fixture(scope="session")
+def resumed_smoke_run(tmp_path_factory):
+    """A second smoke run from clean, killed mid-job with SIGKILL and finished by the same command
+    (tests/test_crash_recovery.py checks the recovery, tests/test_determinism.py the bytes)."""
+    from test_crash_recovery import kill_mid_job_and_resume
+
+    return kill_mid_job_and_resume(tmp_path_factory.mktemp("resumed") / "run")

@@ -85,6 +85,7 @@ def test_fig2_claims_read_the_final_relevant_probability():
     assert not stuck["fig2_noisy_r_to_zero"].holds and not stuck["fig2_clean_r_to_one"].holds
 
 
+@pytest.mark.heavy
 def test_real_trajectory_and_fig2():
     traj = trajectory(300, 20.0, 1, bo_model(lr=1e-2), 300, 10)
     assert traj["probabilities"].shape == (31, 20, 8)
@@ -124,7 +125,7 @@ def _grid(eq9):
     return pd.DataFrame(rows)
 
 
-def test_heatmap_data_and_failing_claims_are_reported():
+def test_heatmap_data():
     grid = _grid([2.0, 0.5, 3.0, 4.0])
     apply_style()
     for name in plots.HEATMAPS:
@@ -132,6 +133,10 @@ def test_heatmap_data_and_failing_claims_are_reported():
         assert len(data) == 4 and {"d", "signal_norm"} <= set(data.columns)
     table = plots._pivot(grid, "eq9_ratio")
     assert list(table.index) == [1000, 250]  # 250 at the bottom
+
+
+def test_failing_grid_claims_are_reported():
+    grid = _grid([2.0, 0.5, 3.0, 4.0])
     claims = {c.claim_id: c for c in grid_claims(grid)}
     assert not claims["fig4_eq9_ratio_above_one"].holds and claims["fig4_eq9_ratio_above_one"].measured == 0.75
     assert claims["fig4_eq9_ratio_above_one_as_coded"].holds and claims["fig4_as_coded_is_smaller_class_size"].holds

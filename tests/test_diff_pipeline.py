@@ -7,7 +7,7 @@ import subprocess
 
 import pandas as pd
 
-from conftest import ROOT, SNAKEMAKE, run_snakemake
+from conftest import ROOT, SNAKEMAKE, SNAKEMAKE_TIMEOUT_S, run_snakemake
 from replication.diff import figure_verdicts
 from replication.numerics import VARIABLE
 
@@ -79,7 +79,14 @@ def test_perturbed_numerics_pass_against_the_references(tmp_path):
         "--directory",
         str(tmp_path),
     ]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **ANOTHER_MACHINE})
+    result = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **ANOTHER_MACHINE},
+        timeout=SNAKEMAKE_TIMEOUT_S,
+    )
     summary = pd.read_csv(tmp_path / "figures/diff/summary.csv")
     assert result.returncode == 0, summary[summary.margin > 1].to_string() + result.stderr[-3000:]
     transformer = summary[summary.key.str.match(r"local_to_global/fig[346]") & (summary.quantity != "image rms")]

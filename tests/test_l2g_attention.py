@@ -83,6 +83,7 @@ def test_the_flow_fixes_the_coefficient_of_a_squared_to_minus_two(chain):
     np.testing.assert_allclose(c, -2.0, rtol=1e-7)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_energy_is_conserved_along_plain_and_clocked_flows(chain):
     starts = np.random.default_rng(5).normal(0, 1.0, size=(32, 3))
@@ -95,6 +96,7 @@ def test_energy_is_conserved_along_plain_and_clocked_flows(chain):
         assert (np.abs(wrong_sign - wrong_sign[0]) / np.abs(wrong_sign[0])).max() > 1e-3
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_clocked_flow_has_the_plain_flows_limits(chain):
     starts = np.random.default_rng(6).normal(0, 0.7, size=(24, 3))
@@ -109,6 +111,7 @@ def test_clocked_flow_has_the_plain_flows_limits(chain):
     np.testing.assert_allclose(clocked[-1], plain[-1], atol=1e-5)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_endpoint_losses_are_unigram_or_entropy_rate(chain):
     starts = np.random.default_rng(7).normal(0, 1.0, size=(100, 3))
@@ -145,3 +148,43 @@ def test_critical_sets(chain):
     rise = attention.loss(chain, 1e-3, w_plane, a_plane) - chain.unigram_loss
     local = canonical.is_local_min_line(chain, w_plane)
     assert np.all(rise[keep & local] > 0) and np.all(rise[keep & ~local] < 0)
+
+
+def test_endpoint_labels_of_the_attention_model_on_hand_placed_points():
+    chain = MarkovChain(0.9, 0.9)
+    e, w = np.array([0.8, 1.5]), np.array([0.2, -1.2])
+    a_global = attention.global_min_attention(chain, e, w)
+    e_stat = np.array([1.0, 2.0])
+    points = [
+        (e, w, a_global),  # on the global-minimum surface: D = D*
+        ([0.0, 0.0], [0.5, -1.5], [3.0, -3.0]),  # on e = 0: the 2-D labels by w, whatever a is
+        (e_stat, [canonical.SADDLE_W] * 2, attention.stationary_attention(e_stat)),  # the stationary set
+        ([0.5e-4], [canonical.SADDLE_W], [-4e8]),  # |e| < tol: on e = 0, at the saddle
+        ([1.0, 1.0], [canonical.SADDLE_W + 2e-4, canonical.SADDLE_W], [-1.0, -1.0 + 2e-4]),  # beyond tol
+        ([1.0, 0.5], [0.3, 0.3], [0.0, 0.0]),  # nowhere
+    ]
+    expected = [
+        [canonical.GLOBAL_MIN] * 2,
+        [canonical.LOCAL_MIN, canonical.LOCAL_MAX],
+        [attention.STATIONARY] * 2,
+        [canonical.SADDLE],
+        [canonical.UNCONVERGED] * 2,
+        [canonical.UNCONVERGED] * 2,
+    ]
+    for (pe, pw, pa), labels in zip(points, expected):
+        np.testing.assert_array_equal(attention.classify_endpoint(chain, pe, pw, pa), labels)
+    np.testing.assert_array_equal(
+        attention.classify_endpoint(chain, [0.05], [0.3], [0.0], tol=0.1), [canonical.LOCAL_MIN]
+    )
+
+
+def test_global_minimum_surface_and_stationary_attention_values():
+    chain = MarkovChain(0.2, 0.3)
+    e, w = np.array([0.5, 1.0, 2.0, 0.0]), np.array([0.3, -0.2, 1.0, 0.3])
+    a = attention.global_min_attention(chain, e, w)
+    np.testing.assert_allclose(attention.gap(e[:3], w[:3], a[:3]), chain.optimal_gap, rtol=1e-12)
+    assert np.isnan(a[3]) and a.dtype == float
+    stationary = attention.stationary_attention(np.array([0.0, 1.0, 2.0, -0.5]))
+    assert stationary.dtype == float and np.isnan(stationary[0])
+    np.testing.assert_allclose(stationary[1:], [-1.0, -0.25, -4.0], rtol=1e-15)
+    assert attention.stationary_attention(1).item() == -1.0

@@ -92,6 +92,7 @@ def grid_flows(request):
     return chain, starts, _flows(chain, starts)
 
 
+@pytest.mark.heavy
 def test_theorem_basins_match_integrated_endpoints(grid_flows):
     chain, starts, end = grid_flows
     observed = canonical.classify_endpoint(chain, end[:, 0], end[:, 1])
@@ -102,6 +103,7 @@ def test_theorem_basins_match_integrated_endpoints(grid_flows):
     np.testing.assert_array_equal(observed, predicted)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("chain", CHAINS, ids=IDS)
 def test_energy_is_conserved_along_flows(chain):
     starts = np.random.default_rng(2).uniform(-2.5, 2.5, size=(64, 2))
@@ -113,6 +115,7 @@ def test_energy_is_conserved_along_flows(chain):
     assert drift.max() < 1e-8
 
 
+@pytest.mark.heavy
 def test_endpoint_losses_are_unigram_or_entropy_rate(grid_flows):
     chain, _, end = grid_flows
     losses = canonical.loss(chain, end[:, 0], end[:, 1])
@@ -137,3 +140,72 @@ def test_critical_sets(chain):
     np.testing.assert_allclose(grad, 0, atol=1e-12)
     assert canonical.separatrix(canonical.SADDLE_W) == pytest.approx(0, abs=1e-7)
     assert canonical.energy(0.0, canonical.SADDLE_W) == pytest.approx(canonical.SADDLE_ENERGY)
+
+
+@pytest.mark.parametrize("chain", [MarkovChain(0.9, 0.9), MarkovChain(0.2, 0.3)], ids=["p+q>1", "p+q<1"])
+def test_theorem_basins_on_a_few_starts(chain):
+    """Thms 2 and 8 against integrated flows from starts on both sides of the separatrix (fast)."""
+    from replication.papers.local_to_global.basins import flow_endpoints
+
+    w = np.array([-2.0, -1.2, -0.5, -0.3, 0.4, 1.5])
+    g = np.nan_to_num(canonical.separatrix(w), nan=0.0)
+    starts = np.column_stack(
+        [np.concatenate([0.5 * g + 0.05, g + 0.4, -(g + 0.4)]), np.concatenate([w, w, w])]
+    )  # inside, outside, and outside with e < 0
+    ends = flow_endpoints(chain, "2d", starts, 300.0, rounds=6)
+    predicted = canonical.predicted_basin(chain, starts[:, 0], starts[:, 1])
+    assert {canonical.GLOBAL_MIN, canonical.LOCAL_MIN} <= set(predicted)
+    np.testing.assert_array_equal(ends.endpoint.to_numpy(), predicted)
+    # On e = 0 the flow stands still: a local maximum where the line is not a local minimum.
+    w_line = np.array([-1.0, -0.2, 0.5])
+    on_axis = canonical.predicted_basin(chain, 0.0, w_line)
+    expected = np.where(canonical.is_local_min_line(chain, w_line), canonical.LOCAL_MIN, canonical.LOCAL_MAX)
+    np.testing.assert_array_equal(on_axis, expected)
+    # Exactly on the separatrix the flow ends at the saddle (on the side of w where it exists for the chain).
+    w_sep = np.array([-0.5, -0.3]) if chain.switching > 1 else np.array([-1.5, -1.0])
+    np.testing.assert_array_equal(
+        canonical.predicted_basin(chain, canonical.separatrix(w_sep), w_sep), [canonical.SADDLE] * 2
+    )
+
+
+def test_endpoint_labels_on_hand_placed_points():
+    """Each label of classify_endpoint, and the tolerance band around every critical set."""
+    chain = MarkovChain(0.9, 0.9)  # p+q > 1: e = 0 is a local minimum where 1 + 2w|w| > 0
+    w_global = np.array([-1.5, -1.0])
+    e_global = canonical.global_min_locus(chain, w_global)
+    e = np.array([*e_global, 0.0, 0.0, 0.0, 5e-5, 1e-4, 0.01, 1.0, 0.0])
+    w = np.array([*w_global, 0.5, -1.5, canonical.SADDLE_W, 0.3, 0.3, 0.3, 0.3, canonical.SADDLE_W + 5e-5])
+    expected = [canonical.GLOBAL_MIN] * 2 + [
+        canonical.LOCAL_MIN,
+        canonical.LOCAL_MAX,
+        canonical.SADDLE,
+        canonical.LOCAL_MIN,  # within the tolerance of e = 0
+        canonical.UNCONVERGED,  # |e| = tol is outside: the band is open
+        canonical.UNCONVERGED,
+        canonical.UNCONVERGED,
+        canonical.SADDLE,
+    ]
+    labels = canonical.classify_endpoint(chain, e, w)
+    assert labels.dtype == object
+    np.testing.assert_array_equal(labels, expected)
+    # The gap of another model replaces this model's gap: with D = D* every point is a global minimum.
+    off_axis = np.array([1.0, 2.0]), np.array([0.3, -0.3])
+    np.testing.assert_array_equal(canonical.classify_endpoint(chain, *off_axis), [canonical.UNCONVERGED] * 2)
+    np.testing.assert_array_equal(
+        canonical.classify_endpoint(chain, *off_axis, gap_value=np.full(2, chain.optimal_gap)),
+        [canonical.GLOBAL_MIN] * 2,
+    )
+    np.testing.assert_array_equal(canonical.classify_endpoint(chain, [1e-2], [0.3], tol=0.1), [canonical.LOCAL_MIN])
+    # p+q < 1 flips the e = 0 line: local maxima where it was minima.
+    flipped = canonical.classify_endpoint(MarkovChain(0.2, 0.3), [0.0, 0.0], [0.5, -1.5])
+    np.testing.assert_array_equal(flipped, [canonical.LOCAL_MAX, canonical.LOCAL_MIN])
+
+
+def test_separatrix_values():
+    w = np.array([-2.0, -1.0, canonical.SADDLE_W, -0.3, 0.0, 0.5])
+    g = canonical.separatrix(w)
+    inside = w[:4] ** 2 - np.log(-w[:4]) + canonical.SADDLE_ENERGY
+    np.testing.assert_allclose(g[:4], np.sqrt(np.maximum(inside, 0)), rtol=1e-14)
+    assert g[0] > 1 and np.isnan(g[4]) and np.isnan(g[5])  # defined for w < 0 only
+    # The separatrix is a level set of the energy at the saddle's value.
+    np.testing.assert_allclose(canonical.energy(g[:4], w[:4]), canonical.SADDLE_ENERGY, atol=1e-12)

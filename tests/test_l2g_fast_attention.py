@@ -22,7 +22,7 @@ from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
 from replication.papers.local_to_global.train import train
 
-CONTEXTS = (1, 2, 3, 7, 64, 100, 1024)
+CONTEXTS = (1, 2, 3, 7, 64, 100, pytest.param(1024, marks=pytest.mark.heavy))
 RTOL = 1e-10
 CHAIN = MarkovChain(0.2, 0.3)
 
@@ -76,7 +76,7 @@ def test_forward_and_gradients_match_sdpa_at_every_init(init, length):
 
 
 @pytest.mark.parametrize("init", INITS)
-@pytest.mark.parametrize("length", (1, 7, 100, 1024))
+@pytest.mark.parametrize("length", (1, 7, 100, pytest.param(1024, marks=pytest.mark.heavy)))
 def test_forward_and_gradients_match_sdpa_for_random_parameters(init, length):
     # sigma 0.7 makes scores of order several units: far from uniform attention, both key groups heavy somewhere.
     fast, sdpa = _models(init, sigma=0.7, seed=length)
@@ -105,6 +105,7 @@ def trained_models():
     return fast, sdpa
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("length", (1, 3, 100, 128))
 def test_forward_and_gradients_match_sdpa_for_trained_parameters(trained_models, length):
     fast, sdpa = trained_models
@@ -162,6 +163,7 @@ def test_scores_beyond_the_exponent_range_fall_back_to_the_general_kernel():
     assert torch.equal(model(tokens), reference(tokens))
 
 
+@pytest.mark.heavy
 def test_training_on_both_paths_gives_the_same_losses():
     settings = {
         "model": {"d": 8, "context": 24, "mlp_ratio": 4},

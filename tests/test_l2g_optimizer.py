@@ -96,10 +96,10 @@ def test_training_reports_progress_with_both_losses(capsys):
     from replication.papers.local_to_global.markov import MarkovChain
     from replication.papers.local_to_global.train import train
 
-    settings = {**copy.deepcopy(SETTINGS), "steps": 40, "chunk": 16, "checkpoints": []}
+    settings = {**copy.deepcopy(SETTINGS), "steps": 8, "chunk": 4, "eval_every": 4, "checkpoints": []}
     result = train(MarkovChain(0.2, 0.3), "standard", 3, settings, name="bar/standard/seed3", progress=True)
     err = capsys.readouterr().err
-    assert "bar/standard/seed3" in err and "40/40" in err
+    assert "bar/standard/seed3" in err and "8/8" in err
     last = result.losses.test_loss.dropna().iloc[-1]
     assert f"train={result.losses.train_loss.iloc[-1]:.4f}" in err and f"test={last:.4f}" in err
     train(MarkovChain(0.2, 0.3), "standard", 3, settings, name="quiet", progress=False)

@@ -2,6 +2,7 @@
 examples on every run, so a failure reproduces)."""
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -30,6 +31,7 @@ def chains():
     )
 
 
+@pytest.mark.heavy
 @FAST
 @given(chain=chains(), e=st.floats(-1.5, 1.5), w=st.floats(0.05, 1.5) | st.floats(-1.5, -0.05))
 def test_energy_is_conserved_along_flows(chain, e, w):

@@ -1,0 +1,36 @@
+"""The recorded trajectory behind Figs. 2 and 3 at small sizes (fast; the paper-size run is heavy)."""
+
+import numpy as np
+
+from replication.papers.benign_overfitting.data import RELEVANT, cell_seed, sample_dataset, train_test_generators
+from replication.papers.benign_overfitting.grid import RunSettings
+from replication.papers.benign_overfitting.runs import trajectory
+
+SETTINGS = RunSettings(n=8, T=4, lr=0.5)
+
+
+def test_trajectory_records_every_token_probability_from_uniform():
+    run = trajectory(40, 6.0, 3, SETTINGS, 30, 10)
+    np.testing.assert_array_equal(run["steps"], [0, 10, 20, 30])
+    probabilities = run["probabilities"]
+    assert probabilities.shape == (4, SETTINGS.n, SETTINGS.T)
+    np.testing.assert_allclose(probabilities[0], 1 / SETTINGS.T, rtol=1e-12)
+    np.testing.assert_allclose(probabilities.sum(-1), 1.0, rtol=1e-12)
+    assert int(run["d"]) == 40 and float(run["signal_norm"]) == 6.0
+    # The data are the training set of the cell (seed 3, d 40, ||mu|| 6): its labels, noise and roles.
+    rng, _ = train_test_generators(cell_seed(3, 40, 6.0))
+    data = sample_dataset(rng, SETTINGS.n, SETTINGS.T, 40, 6.0, SETTINGS.rho, SETTINGS.eta, SETTINGS.noise)
+    for key in ("y", "clean_y", "noisy", "roles"):
+        np.testing.assert_array_equal(run[key], getattr(data, key))
+    # Training moves attention of the clean samples onto their relevant token.
+    clean = ~run["noisy"]
+    relevant = run["roles"][clean] == RELEVANT
+    first, last = probabilities[0][clean][relevant], probabilities[-1][clean][relevant]
+    assert last.mean() > first.mean() + 0.05
+
+
+def test_trajectory_is_deterministic_per_seed():
+    one, again, other = (trajectory(40, 6.0, seed, SETTINGS, 10, 5) for seed in (3, 3, 4))
+    for key in one:
+        np.testing.assert_array_equal(one[key], again[key])
+    assert not np.array_equal(one["probabilities"], other["probabilities"])
