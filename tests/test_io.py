@@ -4,6 +4,7 @@ import logging
 import os
 import re
 import stat
+import subprocess
 import sys
 
 import numpy as np
@@ -112,3 +113,32 @@ def test_log_to_sends_stderr_and_the_logger_to_the_file(tmp_path, monkeypatch):
     assert len(lines) == 2 and lines[1] == "progress"  # the previous attempt's log is replaced
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} INFO started", lines[0])
     logging.basicConfig(stream=sys.__stderr__, force=True)
+
+
+def test_a_killed_writer_leaves_a_partial_file_that_the_resumed_run_removes(tmp_path):
+    target = tmp_path / "results" / "losses.csv"
+    target.parent.mkdir()
+    target.write_text("old\n")
+    keep = tmp_path / "results" / ".keep"
+    keep.write_text("")
+    # A writer killed mid-write: no exception handling, no clean-up (os._exit, like SIGKILL).
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; from replication import io\n"
+            "with io.atomic_path(sys.argv[1]) as tmp:\n"
+            "    tmp.write_text('new, half written')\n"
+            "    os._exit(9)\n",
+            str(target),
+        ],
+        check=False,
+    )
+    assert child.returncode == 9
+    partial = [path for path in target.parent.iterdir() if path.name not in {"losses.csv", ".keep"}]
+    assert len(partial) == 1 and partial[0].match(io.TEMPORARY_GLOB)
+    assert target.read_text() == "old\n"
+
+    assert io.remove_stale_temporaries([tmp_path / "results", tmp_path / "absent"]) == partial
+    assert sorted(path.name for path in target.parent.iterdir()) == [".keep", "losses.csv"]
+    assert target.read_text() == "old\n"

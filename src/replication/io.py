@@ -13,6 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+# Temporary files of atomic writes: ".<name>.<random>.tmp<suffix>" beside the final path. Only a
+# killed process leaves one behind; `remove_stale_temporaries` clears them before a resumed run.
+TEMPORARY_GLOB = ".*.tmp*"
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
@@ -30,6 +34,18 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def remove_stale_temporaries(folders) -> list[Path]:
+    """Delete the temporary files of atomic writes that a killed job left under ``folders``; call it
+    only when no job can be writing there."""
+    removed = []
+    for folder in map(Path, folders):
+        for path in sorted(folder.rglob(TEMPORARY_GLOB)) if folder.is_dir() else []:
+            if path.is_file():
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 def write_csv(frame: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:

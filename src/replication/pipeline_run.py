@@ -10,7 +10,7 @@ inherited, and the kernel drops the lock when the last holder dies, however it d
 - lock taken: no run started here is alive; if no other Snakemake process works in the folder
   either, leftover Snakemake locks belong to a dead run and are cleared (``--unlock``); the run
   starts with ``--rerun-incomplete``, so outputs of interrupted jobs are redone and finished
-  outputs (written atomically) are kept;
+  outputs (written atomically) are kept, and the temporary files of writes cut short are removed;
 - lock held: a run is alive; stop with a message naming its process, touch nothing.
 """
 
@@ -23,9 +23,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from replication.io import remove_stale_temporaries
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SNAKEFILE = PROJECT_ROOT / "workflow" / "Snakefile"
 LOCK_NAME = "run.flock"
+OUTPUT_FOLDERS = ("results", "figures")  # where jobs write, atomically
 
 
 class LiveRun(RuntimeError):
@@ -102,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     except LiveRun as error:
         print(f"Not started: {error}", file=sys.stderr)
         return 1
+    removed = remove_stale_temporaries(workdir / folder for folder in OUTPUT_FOLDERS)
+    if removed:
+        print(f"Removed {len(removed)} partial file(s) of writes cut short by a killed run", flush=True)
     if stale_locks(workdir):
         print(f"Clearing the Snakemake lock left by a run that no longer exists in {workdir}", flush=True)
         subprocess.run(command(workdir, [*rest, "--unlock"]), check=True, pass_fds=(fd,))
