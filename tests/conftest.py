@@ -29,10 +29,12 @@ TRAINING_SETTINGS = {
         "weight_decay": 0.001,
         "no_decay": ["p", "b"],
     },
-    "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05},
+    "schedule": {"name": "onecycle", "warmup": 0.05, "div_factor": 100.0, "final_div_factor": 0.05, "horizon": None},
     "device": "cpu",
+    "threads": 1,
     "attention": "fast",
     "rank_one_value": "input",
+    "embedding": "scalar",
 }
 
 
@@ -134,6 +136,20 @@ def schema_defaults() -> dict:
     from replication.config import validate_config
 
     return validate_config({}, ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def l2g_transformer(section: dict):
+    """Typed ``local_to_global.transformer`` settings from a partial section: the schema fills in
+    every key not given, and the experiments are the ones given (all three if none are)."""
+    from replication.config import validate_config
+    from replication.papers.local_to_global.settings import transformer_settings
+
+    paper = validate_config(
+        {"local_to_global": {"transformer": section}}, ROOT / "workflow" / "schemas" / "config.schema.yaml"
+    )["local_to_global"]
+    experiments = paper["transformer"]["experiments"]
+    paper["transformer"]["experiments"] = {name: experiments[name] for name in section.get("experiments", experiments)}
+    return transformer_settings(paper)
 
 
 def bo_model(**changes):

@@ -10,17 +10,18 @@ from replication.papers.benign_overfitting.claims import grid_claims
 from replication.papers.local_to_global import canonical
 from replication.papers.local_to_global.endpoint_loss import reclassify, sampled_cross_entropy, sampled_loss_claim
 from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.settings import TransformerClaimSettings
 from replication.papers.local_to_global.transformer_claims import loss_claims, structure_claims
 
-SETTINGS = {
-    "tolerance": 0.01,
-    "plateau": [200, 600],
-    "share_fig3": 0.9,
-    "share_fig6": 0.99,
-    "structure_step": 200,
-    "cos_e": 0.9,
-    "flatness": 0.5,
-}
+SETTINGS = TransformerClaimSettings(
+    tolerance=0.01,
+    plateau=(200, 600),
+    share_fig3=0.9,
+    share_fig6=0.99,
+    structure_step=200,
+    cos_e=0.9,
+    flatness=0.5,
+)
 CHAIN = MarkovChain(0.5, 0.8)
 
 

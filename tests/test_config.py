@@ -6,8 +6,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_snakemake
-from replication.config import ConfigError, validate_config
-from replication.registry import config_schema
+from replication.config import ConfigError, apply_settings, validate_config
+from replication.registry import config_schema, papers
 
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -29,6 +29,41 @@ def with_value(path, value):
 def test_shipped_configs_are_valid():
     for name in ("config.yaml", "smoke.yaml"):
         validate_config(yaml.safe_load((ROOT / "config" / name).read_text()), SCHEMA)
+
+
+def smoke_config():
+    """config.yaml with config/smoke.yaml over it, as Snakemake merges them."""
+    from snakemake.utils import update_config
+
+    config = paper_config()
+    update_config(config, yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()))
+    return config
+
+
+def holds(config, part) -> bool:
+    """Every value of ``part`` (nested) is the one in ``config``."""
+    if isinstance(part, dict):
+        return isinstance(config, dict) and all(key in config and holds(config[key], part[key]) for key in part)
+    return config == part
+
+
+def test_smoke_settings_come_from_each_paper_package():
+    config = apply_settings(smoke_config())
+    for paper in papers():
+        smoke = yaml.safe_load(paper.smoke_path.read_text())
+        assert smoke and holds(config[paper.id], smoke), paper.id
+    assert config["local_to_global"]["transformer"]["model"] == {"d": 8, "context": 32, "mlp_ratio": 4}
+    assert config["benign_overfitting"]["model"]["n"] == 20 and config["diff"]["reference_set"] == "smoke"
+    validate_config(config, SCHEMA)
+    # Without settings: smoke, the papers keep their full settings.
+    assert apply_settings(paper_config()) == paper_config()
+
+
+def test_command_line_values_win_over_the_smoke_settings():
+    given = {"local_to_global": {"fig1": {"seed": 7}, "transformer": {"model": {"d": 4}}}}
+    config = apply_settings(smoke_config(), [given])
+    assert config["local_to_global"]["fig1"]["seed"] == 7 and config["local_to_global"]["fig1"]["contour_points"] == 41
+    assert config["local_to_global"]["transformer"]["model"] == {"d": 4, "context": 32, "mlp_ratio": 4}
 
 
 def test_defaults_fill_an_empty_config():
@@ -128,6 +163,16 @@ def test_command_line_override_is_validated_before_any_job(tmp_path):
         "by the theory; allowed: p, q in (0, 1) with p + q != 1"
     ]
     assert "Traceback" not in output
+    assert not (tmp_path / "results").exists()
+
+
+def test_command_line_override_over_the_smoke_settings_is_validated_before_any_job(tmp_path):
+    # The smoke settings set valid fig1 chains: the error shows that the command line's value won.
+    smoke = str(ROOT / "config" / "smoke.yaml")
+    override = "local_to_global={fig1: {chains: [{p: 0.4, q: 0.6}]}}"
+    result = run_snakemake(tmp_path, "--cores", "1", "-n", "--configfile", smoke, "--config", override, check=False)
+    assert result.returncode != 0
+    assert "Invalid config: config key 'local_to_global.fig1.chains.0': p + q = 1" in result.stdout + result.stderr
     assert not (tmp_path / "results").exists()
 
 

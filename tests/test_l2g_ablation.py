@@ -1,6 +1,6 @@
 """Fig. 3 / Fig. 6 ablation: the two-symbol model, the variants' settings, the schedule horizon."""
 
-import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -14,39 +14,49 @@ from replication.papers.local_to_global.ablation import (
 )
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.model import MarkovTransformer, TransformerConfig
+from replication.papers.local_to_global.settings import AblationSettings, run_settings
 from replication.papers.local_to_global.train import make_optimizer, make_schedule, train
 
-RUN = {
-    "model": {"d": 4, "context": 16, "mlp_ratio": 4},
-    "batch_size": 4,
-    "sigma": 0.02,
-    "rank_one_value": "input",
-    "attention": "fast",
-    "optimizer": {
-        "name": "adamw",
-        "lr": 1e-3,
-        "betas": [0.9, 0.95],
-        "momentum": 0.0,
-        "weight_decay": 1e-3,
-        "no_decay": ["p", "b"],
-    },
-    "schedule": {"name": "onecycle", "warmup": 0.02, "div_factor": 100.0, "final_div_factor": 0.05},
-    "device": "cpu",
-    "threads": 1,
-    "chunk": 5,
-    "chain": {"p": 0.2, "q": 0.3},
-    "inits": ["standard"],
-    "seeds": [1],
-    "steps": 20,
-    "eval_every": 5,
-    "checkpoints": [0, 10, 20],
-}
-ABLATION = {"peak_lr": 2e-3, "schedule_steps": 500}
+RUN = run_settings(
+    {
+        "model": {"d": 4, "context": 16, "mlp_ratio": 4},
+        "batch_size": 4,
+        "sigma": 0.02,
+        "rank_one_value": "input",
+        "attention": "fast",
+        "optimizer": {
+            "name": "adamw",
+            "lr": 1e-3,
+            "betas": [0.9, 0.95],
+            "momentum": 0.0,
+            "weight_decay": 1e-3,
+            "no_decay": ["p", "b"],
+        },
+        "schedule": {
+            "name": "onecycle",
+            "warmup": 0.02,
+            "div_factor": 100.0,
+            "final_div_factor": 0.05,
+            "horizon": None,
+        },
+        "device": "cpu",
+        "threads": 1,
+        "embedding": "scalar",
+        "chunk": 5,
+        "chain": {"p": 0.2, "q": 0.3},
+        "inits": ["standard"],
+        "seeds": [1],
+        "steps": 20,
+        "eval_every": 5,
+        "checkpoints": [0, 10, 20],
+    }
+)
+ABLATION = AblationSettings(fig3=(), fig6=(), peak_lr=2e-3, schedule_steps=500)
 
 
 def test_two_symbol_model_is_the_scalar_model_reparametrised():
     two = build_two_symbol(RUN, torch.Generator().manual_seed(3))
-    scalar = MarkovTransformer(TransformerConfig(**RUN["model"]))
+    scalar = MarkovTransformer(TransformerConfig.from_settings(RUN))
     effective = two.effective_parameters()
     with torch.no_grad():
         for name, param in scalar.named_parameters():
@@ -66,18 +76,17 @@ def test_two_symbol_model_is_the_scalar_model_reparametrised():
 
 def test_variants_change_one_setting_each():
     base = variant_settings(RUN, ABLATION, "pipeline", "standard")
-    assert base["steps"] == 20 and base["optimizer"] == RUN["optimizer"] and "horizon" not in base["schedule"]
+    assert base.steps == 20 and base.optimizer == RUN.optimizer and base.schedule.horizon is None
+    assert base == dataclasses.replace(RUN, eval_every=20)  # the run itself, stopped at its last checkpoint
     lr = variant_settings(RUN, ABLATION, "peak_lr", "standard")
-    assert lr["optimizer"]["lr"] == 2e-3 and RUN["optimizer"]["lr"] == 1e-3  # the original is not modified
-    assert variant_settings(RUN, ABLATION, "schedule_horizon", "standard")["schedule"]["horizon"] == 500
+    assert lr.optimizer.lr == 2e-3 and RUN.optimizer.lr == 1e-3  # the original is not modified
+    assert variant_settings(RUN, ABLATION, "schedule_horizon", "standard").schedule.horizon == 500
     two = variant_settings(RUN, ABLATION, "two_symbol_embedding", "standard")
-    assert two["embedding"] == "two_symbol" and two["optimizer"]["no_decay"] == ["b", "p", "wte"]
+    assert two.embedding == "two_symbol" and two.optimizer.no_decay == ("b", "p", "wte")
     every = variant_settings(RUN, ABLATION, "all_authors", "standard")
-    assert (
-        every["optimizer"]["lr"] == 2e-3 and every["schedule"]["horizon"] == 500 and every["embedding"] == "two_symbol"
-    )
+    assert every.optimizer.lr == 2e-3 and every.schedule.horizon == 500 and every.embedding == "two_symbol"
     rank_one = variant_settings(RUN, ABLATION, "all_authors", "rank_one")
-    assert rank_one["rank_one_value"] == "output" and "embedding" not in rank_one
+    assert rank_one.rank_one_value == "output" and rank_one.embedding == "scalar"
     with pytest.raises(ValueError, match="allowed: pipeline, peak_lr"):
         variant_settings(RUN, ABLATION, "bigger", "standard")
     with pytest.raises(ValueError, match="standard"):
@@ -85,11 +94,10 @@ def test_variants_change_one_setting_each():
 
 
 def test_schedule_horizon_keeps_the_lr_near_its_peak():
-    model = MarkovTransformer(TransformerConfig(**RUN["model"]))
+    model = MarkovTransformer(TransformerConfig.from_settings(RUN))
     rates = {}
     for horizon in (None, 500):
-        settings = copy.deepcopy(RUN)
-        settings["schedule"]["horizon"] = horizon
+        settings = dataclasses.replace(RUN, schedule=dataclasses.replace(RUN.schedule, horizon=horizon))
         optimizer = make_optimizer(model, settings)
         schedule = make_schedule(optimizer, settings, steps=20)
         for _ in range(15):

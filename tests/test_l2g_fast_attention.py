@@ -20,6 +20,7 @@ from replication.papers.local_to_global import fast_attention
 from replication.papers.local_to_global.fast_attention import binary_token_attention
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
+from replication.papers.local_to_global.settings import run_settings
 from replication.papers.local_to_global.train import train
 
 CONTEXTS = (1, 2, 3, 7, 64, 100, pytest.param(1024, marks=pytest.mark.heavy))
@@ -30,13 +31,14 @@ CHAIN = MarkovChain(0.2, 0.3)
 def _models(init, sigma, seed=0, context=1024):
     """The same float64 parameters in a fast and an sdpa model."""
     fast = initialise(
-        MarkovTransformer(TransformerConfig(context=context, attention="fast")),
+        MarkovTransformer(TransformerConfig(d=8, context=context, mlp_ratio=4, attention="fast")),
         init,
         sigma,
         torch.Generator().manual_seed(seed),
+        "input",
     )
     fast = fast.double()
-    sdpa = MarkovTransformer(TransformerConfig(context=context, attention="sdpa")).double()
+    sdpa = MarkovTransformer(TransformerConfig(d=8, context=context, mlp_ratio=4, attention="sdpa")).double()
     sdpa.load_state_dict(fast.state_dict())
     return fast, sdpa
 
@@ -149,7 +151,11 @@ def test_one_sided_scores_and_empty_key_groups_are_exact(offset):
 
 def test_scores_beyond_the_exponent_range_fall_back_to_the_general_kernel():
     model = initialise(
-        MarkovTransformer(TransformerConfig(context=16)), "standard", 0.02, torch.Generator().manual_seed(0)
+        MarkovTransformer(TransformerConfig(d=8, context=16, mlp_ratio=4, attention="fast")),
+        "standard",
+        0.02,
+        torch.Generator().manual_seed(0),
+        "input",
     )
     with torch.no_grad():
         model.W_Q.copy_(torch.eye(8))
@@ -158,7 +164,7 @@ def test_scores_beyond_the_exponent_range_fall_back_to_the_general_kernel():
     tokens = _tokens(2, 16, seed=0)[:, :-1]
     assert binary_token_attention(tokens, model.e, model.p, model.W_Q, model.W_K, model.W_V) is None
     reference = copy.deepcopy(model)
-    reference.config = TransformerConfig(context=16, attention="sdpa")
+    reference.config = TransformerConfig(d=8, context=16, mlp_ratio=4, attention="sdpa")
     assert torch.isfinite(model(tokens)).all()
     assert torch.equal(model(tokens), reference(tokens))
 
@@ -173,9 +179,13 @@ def test_training_on_both_paths_gives_the_same_losses():
         "steps": 200,
         "eval_every": 10,
         "checkpoints": [200],
+        "chain": {"p": CHAIN.p, "q": CHAIN.q},
+        "inits": ["standard"],
+        "seeds": [1],
     }
     runs = {
-        name: train(CHAIN, "standard", 1, {**settings, "attention": name}, progress=False) for name in ("fast", "sdpa")
+        name: train(CHAIN, "standard", 1, run_settings({**settings, "attention": name}), progress=False)
+        for name in ("fast", "sdpa")
     }
     fast, sdpa = runs["fast"].losses, runs["sdpa"].losses
     assert fast.train_loss.iloc[-1] < fast.train_loss.iloc[1] - 0.02  # the run learns
@@ -190,7 +200,7 @@ def test_an_unknown_attention_is_a_config_error_naming_the_allowed_values():
     with pytest.raises(ConfigError, match=r"local_to_global\.transformer\.attention.*fast.*sdpa"):
         validate_config(config, "workflow/schemas/config.schema.yaml")
     with pytest.raises(ValueError, match="allowed: fast, sdpa"):
-        TransformerConfig(attention="flash")
+        TransformerConfig(d=8, context=16, mlp_ratio=4, attention="flash")
 
 
 def test_float32_stays_accurate_for_large_scores():

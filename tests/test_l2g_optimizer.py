@@ -7,6 +7,7 @@ import pytest
 import torch
 from test_l2g_transformer_train import SETTINGS
 
+from replication.papers.local_to_global.settings import run_settings
 from replication.papers.local_to_global.train import make_model, make_optimizer, make_schedule
 
 
@@ -18,8 +19,8 @@ def _groups(optimizer):
 def test_no_decay_parameters_have_zero_weight_decay(name):
     settings = copy.deepcopy(SETTINGS)
     settings["optimizer"].update(name=name, weight_decay=0.25, momentum=0.5)
-    model = make_model(settings)
-    optimizer = make_optimizer(model, settings)
+    model = make_model(run_settings(settings))
+    optimizer = make_optimizer(model, run_settings(settings))
     expected_type = torch.optim.AdamW if name == "adamw" else torch.optim.SGD
     assert type(optimizer) is expected_type
     params = dict(model.named_parameters())
@@ -37,11 +38,11 @@ def test_weight_decay_moves_only_the_decayed_parameters():
     """One AdamW step with zero gradients: decayed parameters shrink by lr * wd, p and b stay."""
     settings = copy.deepcopy(SETTINGS)
     settings["optimizer"]["weight_decay"] = 0.5
-    model = make_model(settings)
+    model = make_model(run_settings(settings))
     with torch.no_grad():
         for param in model.parameters():
             param.fill_(1.0)
-    optimizer = make_optimizer(model, settings)
+    optimizer = make_optimizer(model, run_settings(settings))
     for param in model.parameters():
         param.grad = torch.zeros_like(param)
     optimizer.step()
@@ -53,9 +54,9 @@ def test_weight_decay_moves_only_the_decayed_parameters():
 
 def test_one_cycle_schedule_warms_up_then_decays():
     settings = copy.deepcopy(SETTINGS)
-    model = make_model(settings)
-    optimizer = make_optimizer(model, settings)
-    schedule = make_schedule(optimizer, settings, 100)
+    model = make_model(run_settings(settings))
+    optimizer = make_optimizer(model, run_settings(settings))
+    schedule = make_schedule(optimizer, run_settings(settings), 100)
     lrs = []
     for _ in range(100):
         lrs.append(schedule.get_last_lr()[0])
@@ -72,9 +73,9 @@ def test_one_cycle_schedule_warms_up_then_decays():
 def test_constant_schedule_keeps_the_rate():
     settings = copy.deepcopy(SETTINGS)
     settings["schedule"] = {**settings["schedule"], "name": "constant"}
-    model = make_model(settings)
-    optimizer = make_optimizer(model, settings)
-    schedule = make_schedule(optimizer, settings, 50)
+    model = make_model(run_settings(settings))
+    optimizer = make_optimizer(model, run_settings(settings))
+    schedule = make_schedule(optimizer, run_settings(settings), 50)
     for _ in range(50):
         assert schedule.get_last_lr()[0] == settings["optimizer"]["lr"]
         optimizer.step()
@@ -83,9 +84,9 @@ def test_constant_schedule_keeps_the_rate():
 
 def test_one_cycle_leaves_the_adam_betas_alone():
     settings = copy.deepcopy(SETTINGS)
-    model = make_model(settings)
-    optimizer = make_optimizer(model, settings)
-    schedule = make_schedule(optimizer, settings, 40)
+    model = make_model(run_settings(settings))
+    optimizer = make_optimizer(model, run_settings(settings))
+    schedule = make_schedule(optimizer, run_settings(settings), 40)
     for _ in range(10):
         optimizer.step()
         schedule.step()
@@ -97,12 +98,14 @@ def test_training_reports_progress_with_both_losses(capsys):
     from replication.papers.local_to_global.train import train
 
     settings = {**copy.deepcopy(SETTINGS), "steps": 8, "chunk": 4, "eval_every": 4, "checkpoints": []}
-    result = train(MarkovChain(0.2, 0.3), "standard", 3, settings, name="bar/standard/seed3", progress=True)
+    result = train(
+        MarkovChain(0.2, 0.3), "standard", 3, run_settings(settings), name="bar/standard/seed3", progress=True
+    )
     err = capsys.readouterr().err
     assert "bar/standard/seed3" in err and "8/8" in err
     last = result.losses.test_loss.dropna().iloc[-1]
     assert f"train={result.losses.train_loss.iloc[-1]:.4f}" in err and f"test={last:.4f}" in err
-    train(MarkovChain(0.2, 0.3), "standard", 3, settings, name="quiet", progress=False)
+    train(MarkovChain(0.2, 0.3), "standard", 3, run_settings(settings), name="quiet", progress=False)
     assert "quiet" not in capsys.readouterr().err
 
 

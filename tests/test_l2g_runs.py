@@ -1,11 +1,12 @@
 """Which training runs an experiment asks for, and the settings each run gets."""
 
-from replication.papers.local_to_global.runs import run_files, run_settings, runs
+from conftest import l2g_transformer
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.runs import run_files
 
 SECTION = {
     "model": {"d": 8},
     "batch_size": 16,
-    "steps": 100,
     "experiments": {
         "fig4": {"chain": {"p": 0.5, "q": 0.8}, "inits": ["standard", "ours"], "seeds": [1, 2], "steps": 30}
     },
@@ -15,20 +16,17 @@ SECTION = {
 
 
 def test_run_settings_merge_the_experiment_over_the_shared_settings():
-    settings = run_settings(SECTION, "fig4")
-    assert settings == {
-        "model": {"d": 8},
-        "batch_size": 16,
-        "steps": 30,
-        "chain": {"p": 0.5, "q": 0.8},
-        "inits": ["standard", "ours"],
-        "seeds": [1, 2],
-    }
+    section = l2g_transformer(SECTION)
+    settings = section.run("fig4")
+    assert (settings.model, settings.batch_size, settings.optimizer) == (section.model, 16, section.optimizer)
+    assert settings.model.d == 8 and settings.steps == 30 and settings.chain == MarkovChain(0.5, 0.8)
+    assert (settings.inits, settings.seeds, settings.embedding) == (("standard", "ours"), (1, 2), "scalar")
 
 
 def test_runs_and_their_files_in_config_order():
-    assert runs(SECTION, "fig4") == [("standard", 1), ("standard", 2), ("ours", 1), ("ours", 2)]
-    assert run_files(SECTION, "fig4", "losses.csv") == [
+    settings = l2g_transformer(SECTION)
+    assert settings.runs("fig4") == [("standard", 1), ("standard", 2), ("ours", 1), ("ours", 2)]
+    assert run_files(settings, "fig4", "losses.csv") == [
         f"results/local_to_global/transformer/fig4/{init}/seed{seed}/losses.csv"
         for init, seed in [("standard", 1), ("standard", 2), ("ours", 1), ("ours", 2)]
     ]

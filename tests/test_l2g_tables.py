@@ -4,9 +4,10 @@ import re
 
 import pandas as pd
 
+from conftest import l2g_transformer
 from replication.papers.local_to_global.tables import table1, table2, to_latex, to_markdown
 
-SETTINGS = {
+SECTION = {
     "model": {"d": 4, "context": 16, "mlp_ratio": 4},
     "batch_size": 8,
     "sigma": 0.02,
@@ -31,6 +32,7 @@ SETTINGS = {
         "fig6": {"chain": {"p": 0.2, "q": 0.3}, "inits": ["rank_one"], "seeds": [3], "steps": 200, "eval_every": 5},
     },
 }
+SETTINGS = l2g_transformer(SECTION)
 
 
 def test_table1_every_parameter_and_the_total():
@@ -77,11 +79,13 @@ def test_table2_every_setting():
 
 
 def test_table2_sgd_constant_and_no_exemptions():
-    settings = {
-        **SETTINGS,
-        "optimizer": {**SETTINGS["optimizer"], "name": "sgd", "momentum": 0.9, "no_decay": []},
-        "schedule": {**SETTINGS["schedule"], "name": "constant"},
-    }
+    settings = l2g_transformer(
+        {
+            **SECTION,
+            "optimizer": {**SECTION["optimizer"], "name": "sgd", "momentum": 0.9, "no_decay": []},
+            "schedule": {**SECTION["schedule"], "name": "constant"},
+        }
+    )
     values = dict(map(tuple, table2(settings).to_numpy()))
     assert values["optimiser"] == "sgd" and values["momentum"] == "0.9" and "betas" not in values
     assert values["weight decay"] == "0.001 (none on -)" and values["schedule"] == "constant"

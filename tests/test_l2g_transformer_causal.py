@@ -6,8 +6,8 @@ from replication.papers.local_to_global.model import MarkovTransformer, Transfor
 
 
 def _model(init: str, seed: int = 0) -> MarkovTransformer:
-    model = MarkovTransformer(TransformerConfig(d=8, context=16, mlp_ratio=4)).double()
-    return initialise(model, init, 0.5, torch.Generator().manual_seed(seed))
+    model = MarkovTransformer(TransformerConfig(d=8, context=16, mlp_ratio=4, attention="fast")).double()
+    return initialise(model, init, 0.5, torch.Generator().manual_seed(seed), "input")
 
 
 def test_future_symbols_do_not_change_earlier_logits():

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import l2g_transformer
 from replication.papers.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
 from replication.papers.local_to_global.tables import table1, table2, to_latex, to_markdown
 
@@ -11,8 +12,8 @@ D, N = 8, 1024
 
 
 def _model(init, seed=0, d=D, context=N, sigma=0.02):
-    model = MarkovTransformer(TransformerConfig(d=d, context=context))
-    return initialise(model, init, sigma, torch.Generator().manual_seed(seed))
+    model = MarkovTransformer(TransformerConfig(d=d, context=context, mlp_ratio=4, attention="fast"))
+    return initialise(model, init, sigma, torch.Generator().manual_seed(seed), "input")
 
 
 def _rank(matrix, tol=1e-6):
@@ -33,7 +34,7 @@ def test_parameter_shapes_and_counts_match_the_spec():
         "W_2": (D, 4 * D),
         "b": (1,),
     }
-    table = table1({"model": {"d": D, "context": N, "mlp_ratio": 4}})
+    table = table1(l2g_transformer({"model": {"d": D, "context": N, "mlp_ratio": 4}}))
     counts = dict(zip(table.parameter, table["count"]))
     assert counts["p_n"] == N * D and counts["W_1"] == counts["W_2"] == 4 * D * D and counts["b"] == 1
     assert counts["total"] == D + N * D + 4 * D * D + 2 * 4 * D * D + 1
@@ -135,6 +136,7 @@ def test_tables_render_markdown_and_booktabs():
             }
         },
     }
+    settings = l2g_transformer(settings)
     settings2 = table2(settings)
     values = dict(zip(settings2.setting, settings2.value))
     assert values["batch size B"] == "16" and values["fig4: seeds"] == "1, 2, 3" and values["optimiser"] == "adamw"
@@ -152,7 +154,11 @@ def test_gradient_steps_keep_rank_one_value_only_with_alpha_on_the_input_side(si
     from replication.papers.local_to_global.markov import MarkovChain
 
     model = initialise(
-        MarkovTransformer(TransformerConfig(d=D, context=64)), "rank_one", 0.02, torch.Generator().manual_seed(3), side
+        MarkovTransformer(TransformerConfig(d=D, context=64, mlp_ratio=4, attention="fast")),
+        "rank_one",
+        0.02,
+        torch.Generator().manual_seed(3),
+        side,
     )
     x, y = next(BatchStream(MarkovChain(0.2, 0.3), 8, 64, seed=1, chunk=1))
     model.loss(x, y).backward()

@@ -8,7 +8,9 @@ import yaml
 from conftest import ROOT, run_snakemake, squeeze_markdown
 from replication.papers.local_to_global.markov import MarkovChain
 
-SMOKE = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["local_to_global"]["transformer"]
+SMOKE = yaml.safe_load((ROOT / "src" / "replication" / "papers" / "local_to_global" / "smoke.yaml").read_text())[
+    "transformer"
+]
 FIGURES = "figures/local_to_global"
 
 

@@ -11,6 +11,7 @@ from test_claims_kinds import SETTINGS as CLAIMS_SETTINGS
 
 from conftest import TRAINING_SETTINGS, schema_defaults, shared_scope
 from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.settings import run_settings
 from replication.papers.local_to_global.structure import structure_table, top_share
 from replication.papers.local_to_global.train import NonFiniteLoss, train
 from replication.papers.local_to_global.transformer_claims import transformer_claims
@@ -24,6 +25,9 @@ SETTINGS = {
     "steps": 120,
     "eval_every": 4,
     "checkpoints": [0, 1, 60, 120, 500],
+    "chain": {"p": 0.2, "q": 0.3},
+    "inits": ["ours"],
+    "seeds": [1],
 }
 CHAIN = MarkovChain(0.2, 0.3)
 
@@ -31,7 +35,7 @@ CHAIN = MarkovChain(0.2, 0.3)
 @pytest.fixture(scope=shared_scope)
 def run():
     torch.set_num_threads(1)
-    return train(CHAIN, "ours", 1, SETTINGS, name="test/ours/seed1", progress=False)
+    return train(CHAIN, "ours", 1, run_settings(SETTINGS), name="test/ours/seed1", progress=False)
 
 
 def test_a_short_run_reduces_the_test_loss(run):
@@ -70,11 +74,11 @@ def test_checkpoints_hold_every_parameter_at_the_configured_steps(run):
 
 
 def test_same_seed_same_run_and_other_seed_differs(run):
-    again = train(CHAIN, "ours", 1, SETTINGS, progress=False)
+    again = train(CHAIN, "ours", 1, run_settings(SETTINGS), progress=False)
     pd.testing.assert_frame_equal(again.losses, run.losses)
     for name in run.checkpoints:
         np.testing.assert_array_equal(again.checkpoints[name], run.checkpoints[name])
-    other = train(CHAIN, "ours", 2, {**SETTINGS, "steps": 8}, progress=False)
+    other = train(CHAIN, "ours", 2, run_settings({**SETTINGS, "steps": 8}), progress=False)
     assert not np.allclose(other.losses.test_loss.iloc[:5].dropna(), run.losses.test_loss.iloc[:5].dropna())
 
 
@@ -82,7 +86,7 @@ def test_sgd_is_available():
     settings = copy.deepcopy(SETTINGS)
     settings["optimizer"].update(name="sgd", lr=0.5, momentum=0.9)
     settings["schedule"]["name"] = "constant"
-    result = train(CHAIN, "standard", 1, {**settings, "steps": 40}, progress=False)
+    result = train(CHAIN, "standard", 1, run_settings({**settings, "steps": 40}), progress=False)
     assert (result.losses.lr.iloc[1:] == 0.5).all()
     tested = result.losses.test_loss.dropna()
     assert tested.iloc[-3:].mean() < tested.iloc[0] - 0.005  # at least the bias is learnt
@@ -93,7 +97,14 @@ def test_a_diverging_run_fails_naming_the_run_and_step():
     settings["optimizer"].update(name="sgd", lr=1e30)
     settings["schedule"]["name"] = "constant"
     with pytest.raises(NonFiniteLoss, match=r"fig4/standard/seed7: training loss is (nan|inf) at step 2"):
-        train(CHAIN, "standard", 7, {**settings, "eval_every": 1000}, name="fig4/standard/seed7", progress=False)
+        train(
+            CHAIN,
+            "standard",
+            7,
+            run_settings({**settings, "eval_every": 1000}),
+            name="fig4/standard/seed7",
+            progress=False,
+        )
 
 
 def test_structure_of_rank_one_and_isotropic_matrices():
@@ -193,14 +204,20 @@ def test_stream_seeds_are_fixed_63_bit_numbers():
 def test_rank_one_value_defaults_to_the_input_side():
     default = schema_defaults()["local_to_global"]["transformer"]["rank_one_value"]
     settings = {**SETTINGS, "steps": 4, "checkpoints": [0]}
-    implicit = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": default}, progress=False).checkpoints["W_V"]
-    explicit = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "input"}, progress=False).checkpoints["W_V"]
-    output = train(CHAIN, "rank_one", 5, {**settings, "rank_one_value": "output"}, progress=False).checkpoints["W_V"]
+    implicit = train(
+        CHAIN, "rank_one", 5, run_settings({**settings, "rank_one_value": default}), progress=False
+    ).checkpoints["W_V"]
+    explicit = train(
+        CHAIN, "rank_one", 5, run_settings({**settings, "rank_one_value": "input"}), progress=False
+    ).checkpoints["W_V"]
+    output = train(
+        CHAIN, "rank_one", 5, run_settings({**settings, "rank_one_value": "output"}), progress=False
+    ).checkpoints["W_V"]
     assert np.array_equal(implicit[0], explicit[0]) and not np.allclose(implicit[0], output[0])
     assert np.allclose(implicit[0], output[0].T)
     without = {key: value for key, value in settings.items() if key != "rank_one_value"}
-    with pytest.raises(KeyError, match="rank_one_value"):  # no default in the code: the config has it
-        train(CHAIN, "rank_one", 5, without, progress=False)
+    with pytest.raises(ValueError, match="missing rank_one_value"):  # no default in the code: the config has it
+        train(CHAIN, "rank_one", 5, run_settings(without), progress=False)
 
 
 def test_claims_5_and_6_text():

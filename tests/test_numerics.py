@@ -7,6 +7,7 @@ from conftest import TRAINING_SETTINGS
 from replication.numerics import VARIABLE, Perturbation, parse, perturb
 from replication.papers.benign_overfitting.data import sample_gram_data
 from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.settings import run_settings
 from replication.papers.local_to_global.train import train
 
 SETTINGS = {
@@ -17,6 +18,9 @@ SETTINGS = {
     "steps": 8,
     "eval_every": 4,
     "checkpoints": [0, 8],
+    "chain": {"p": 0.2, "q": 0.3},
+    "inits": ["standard"],
+    "seeds": [1],
 }
 
 
@@ -52,10 +56,10 @@ def test_on_moves_every_value_by_at_most_the_ulps(monkeypatch, dtype):
 def test_transformer_member_starts_a_few_ulps_away_and_repeats(monkeypatch):
     chain = MarkovChain(0.2, 0.3)
     monkeypatch.delenv(VARIABLE, raising=False)
-    base = train(chain, "standard", 1, SETTINGS, progress=False)
+    base = train(chain, "standard", 1, run_settings(SETTINGS), progress=False)
     monkeypatch.setenv(VARIABLE, "1")
-    member = train(chain, "standard", 1, SETTINGS, progress=False)
-    again = train(chain, "standard", 1, SETTINGS, progress=False)
+    member = train(chain, "standard", 1, run_settings(SETTINGS), progress=False)
+    again = train(chain, "standard", 1, run_settings(SETTINGS), progress=False)
     for name in ("W_V", "W_1", "e"):
         first, moved = base.checkpoints[name][0], member.checkpoints[name][0]
         assert np.any(first != moved)

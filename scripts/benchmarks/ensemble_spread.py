@@ -14,6 +14,7 @@ the load average, since the machine may be shared.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
@@ -30,17 +31,20 @@ ROOT = Path(__file__).resolve().parents[2]
 def worker(args) -> None:
     import torch
 
+    from replication.config import validate_config
     from replication.io import write_csv
-    from replication.papers.local_to_global.markov import MarkovChain
-    from replication.papers.local_to_global.runs import run_settings
+    from replication.papers.local_to_global.settings import transformer_settings
     from replication.papers.local_to_global.train import train
 
     torch.set_num_threads(1)
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    settings = run_settings(config["local_to_global"]["transformer"], args.experiment)
-    settings = {**settings, "steps": args.steps or settings["steps"]}
+    config = validate_config(
+        yaml.safe_load((ROOT / "config" / "config.yaml").read_text()),
+        ROOT / "workflow" / "schemas" / "config.schema.yaml",
+    )
+    settings = transformer_settings(config["local_to_global"]).run(args.experiment)
+    settings = dataclasses.replace(settings, steps=args.steps or settings.steps)
     name = f"{args.experiment}/{args.init}/seed{args.seed}"
-    result = train(MarkovChain(**settings["chain"]), args.init, args.seed, settings, name=name, progress=False)
+    result = train(settings.chain, args.init, args.seed, settings, name=name, progress=False)
     write_csv(result.losses, args.out)
 
 

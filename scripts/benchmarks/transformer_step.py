@@ -14,6 +14,7 @@ per-position Python loop, and the machine's load. It prints numbers; it asserts 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import statistics
@@ -25,9 +26,8 @@ import yaml
 
 from replication.config import validate_config
 from replication.papers.local_to_global.data import sample_sequences
-from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.model import initialise
-from replication.papers.local_to_global.runs import run_settings
+from replication.papers.local_to_global.settings import transformer_settings
 from replication.papers.local_to_global.train import make_model, stream_seed, train
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[2]
 _CONFIG = validate_config(
     yaml.safe_load((ROOT / "config" / "config.yaml").read_text()), ROOT / "workflow" / "schemas" / "config.schema.yaml"
 )
-SETTINGS = {**run_settings(_CONFIG["local_to_global"]["transformer"], "fig4"), "checkpoints": []}
-CHAIN = MarkovChain(SETTINGS["chain"]["p"], SETTINGS["chain"]["q"])
+SETTINGS = dataclasses.replace(transformer_settings(_CONFIG["local_to_global"]).run("fig4"), checkpoints=())
+CHAIN = SETTINGS.chain
 
 
 def timed(fn):
@@ -53,7 +53,7 @@ def per_step(steps: int, eval_every: int, device: str, repeats: int) -> dict[str
     iterations, the median over `repeats` slopes taken in turn for the paths (load changes hit both)."""
 
     def run(attention, n):
-        settings = {**SETTINGS, "eval_every": eval_every, "device": device, "attention": attention, "steps": n}
+        settings = dataclasses.replace(SETTINGS, eval_every=eval_every, device=device, attention=attention, steps=n)
         return timed(lambda: train(CHAIN, "standard", 1, settings, progress=False))
 
     slopes = {attention: [] for attention in PATHS}
@@ -74,14 +74,15 @@ def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, flo
     models = {}
     for attention in PATHS:
         model = initialise(
-            make_model({**SETTINGS, "attention": attention}),
+            make_model(dataclasses.replace(SETTINGS, attention=attention)),
             "standard",
-            SETTINGS["sigma"],
+            SETTINGS.sigma,
+            SETTINGS.rank_one_value,
             torch.Generator().manual_seed(stream_seed(1, 0)),
         )
         models[attention] = model.to(device)
     g = torch.Generator().manual_seed(1)
-    tokens = sample_sequences(CHAIN, (SETTINGS["batch_size"],), SETTINGS["model"]["context"] + 1, g).to(device)
+    tokens = sample_sequences(CHAIN, (SETTINGS.batch_size,), SETTINGS.model.context + 1, g).to(device)
     x, y = tokens[:, :-1], tokens[:, 1:]
 
     def attention_step(model):
@@ -142,16 +143,12 @@ def main():
     loop_wall, loop_cpu = (
         t / reps
         for t in timed(
-            lambda: [
-                loop_sampler(CHAIN, SETTINGS["batch_size"], SETTINGS["model"]["context"] + 1, g) for _ in range(reps)
-            ]
+            lambda: [loop_sampler(CHAIN, SETTINGS.batch_size, SETTINGS.model.context + 1, g) for _ in range(reps)]
         )
     )
     bulk_wall, bulk_cpu = (
         t / reps
-        for t in timed(
-            lambda: sample_sequences(CHAIN, (reps, SETTINGS["batch_size"]), SETTINGS["model"]["context"] + 1, g)
-        )
+        for t in timed(lambda: sample_sequences(CHAIN, (reps, SETTINGS.batch_size), SETTINGS.model.context + 1, g))
     )
     print(
         f"sampling one batch (1 thread): Python loop over positions {loop_wall * 1e3:.2f} ms wall "

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import yaml
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
+from snakemake.utils import update_config, validate
 
 from .registry import config_schema, papers
 
@@ -93,6 +95,21 @@ def _validate_against(config: dict, schema_path: str | os.PathLike) -> None:
             raise ConfigError(str(err)) from None
         best = jsonschema.exceptions.best_match([cause])
         raise ConfigError(_describe(best)) from None
+
+
+def apply_settings(config: dict, given: Iterable[Mapping] = ()) -> dict:
+    """With ``settings: smoke``, every paper's smoke settings (its ``smoke.yaml``) merged over its
+    section of ``config``, in place; then ``given`` (the config files and ``--config`` values of the
+    command line, in order) merged again, so that what the user wrote wins. Any other value of
+    ``settings`` leaves ``config`` as it is (the schema judges the value)."""
+    if config.get("settings") != "smoke":
+        return config
+    for paper in papers():
+        if paper.smoke_path.is_file():
+            update_config(config, {paper.id: yaml.safe_load(paper.smoke_path.read_text()) or {}})
+    for values in given:
+        update_config(config, dict(values))
+    return config
 
 
 def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:

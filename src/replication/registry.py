@@ -2,8 +2,9 @@
 
 Each paper is a package ``replication.papers.<id>`` whose ``__init__`` defines ``PAPER``, a
 :class:`Paper`. Beside it: ``rules/*.smk`` (its Snakemake rules, included by the workflow),
-``schema.yaml`` (its config section; ``$defs`` there join the shared ones) and ``report/`` (the
-captions of its figures). The core reads papers only through this contract, so adding a folder
+``schema.yaml`` (its config section; ``$defs`` there join the shared ones), ``report/`` (the
+captions of its figures) and, optionally, ``smoke.yaml`` (tiny settings of its section, used when the
+config says ``settings: smoke``). The core reads papers only through this contract, so adding a folder
 adds a paper. Cheap to import: the workflow imports it while it parses.
 """
 
@@ -79,6 +80,11 @@ class Paper:
     @property
     def schema_path(self) -> Path:
         return self.package_dir / "schema.yaml"
+
+    @property
+    def smoke_path(self) -> Path:
+        """Its smoke settings (optional): a partial config section merged over its own."""
+        return self.package_dir / "smoke.yaml"
 
     @property
     def results_dir(self) -> str:

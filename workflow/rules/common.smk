@@ -3,7 +3,9 @@ import re
 import sys
 from pathlib import Path
 
-from replication.config import ConfigError, validate_config
+from snakemake.common.configfile import load_configfile
+
+from replication.config import ConfigError, apply_settings, validate_config
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 from replication.registry import papers
 
@@ -17,6 +19,13 @@ configfile: str(Path(workflow.basedir).parent / "config" / "config.yaml")
 
 
 try:
+    # settings: smoke (config/smoke.yaml): each paper's smoke.yaml over its settings; what the
+    # command line gives (Snakemake keeps --config values in config_settings.config) still wins.
+    apply_settings(
+        config,
+        [load_configfile(path) for path in workflow.config_settings.configfiles or ()]
+        + [workflow.config_settings.config or {}],
+    )
     validate_config(config, Path(workflow.basedir) / "schemas" / "config.schema.yaml")
 except ConfigError as error:
     # One clear line, no traceback: the key and what it allows.

@@ -20,7 +20,7 @@ N(0, 0.02^2), zero biases) is the same in both, so it is no variant.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import math
 
 import numpy as np
@@ -31,6 +31,7 @@ from torch import nn
 from torch.func import functional_call
 
 from .model import MarkovTransformer, TransformerConfig
+from .settings import AblationSettings, RunSettings
 from .structure import abs_cos, structure_table
 
 VARIANTS = ("pipeline", "peak_lr", "schedule_horizon", "two_symbol_embedding", "value_output", "all_authors")
@@ -84,32 +85,37 @@ def gpt2_initialise(model: nn.Module, sigma: float, generator: torch.Generator) 
     return model
 
 
-def build_two_symbol(settings: dict, generator: torch.Generator) -> TwoSymbolTransformer:
-    return gpt2_initialise(TwoSymbolTransformer(TransformerConfig(**settings["model"])), settings["sigma"], generator)
+def build_two_symbol(settings: RunSettings, generator: torch.Generator) -> TwoSymbolTransformer:
+    return gpt2_initialise(TwoSymbolTransformer(TransformerConfig.from_settings(settings)), settings.sigma, generator)
 
 
-def variant_settings(run: dict, ablation: dict, variant: str, init: str) -> dict:
+def variant_settings(run: RunSettings, ablation: AblationSettings, variant: str, init: str) -> RunSettings:
     """The figure's run settings changed by one variant (``all_authors``: every change that applies
     to ``init`` at once: the two-symbol embedding to the standard init, ``value_output`` to the
     rank-one one). Training stops at the figure's last checkpoint."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown ablation variant {variant!r}; allowed: {', '.join(VARIANTS)}")
-    settings = copy.deepcopy(run)
-    settings.update(steps=max(run["checkpoints"]), eval_every=max(run["checkpoints"]))
+    last = max(run.checkpoints)
+    changes, optimizer, schedule = {"steps": last, "eval_every": last}, {}, {}
     every = variant == "all_authors"
     if variant == "peak_lr" or every:
-        settings["optimizer"]["lr"] = ablation["peak_lr"]
+        optimizer["lr"] = ablation.peak_lr
     if variant == "schedule_horizon" or every:
-        settings["schedule"]["horizon"] = ablation["schedule_steps"]
+        schedule["horizon"] = ablation.schedule_steps
     if variant == "two_symbol_embedding" or (every and init == "standard"):
         if init != "standard":
             raise ValueError("the two-symbol embedding is defined for the standard (GPT-2) init only")
-        settings["embedding"] = "two_symbol"
+        changes["embedding"] = "two_symbol"
         # Their optimiser decays Linear weights only: the (tied) embedding table is not decayed.
-        settings["optimizer"]["no_decay"] = sorted({*settings["optimizer"]["no_decay"], "wte"})
+        optimizer["no_decay"] = tuple(sorted({*run.optimizer.no_decay, "wte"}))
     if variant == "value_output" or (every and init == "rank_one"):
-        settings["rank_one_value"] = "output"
-    return settings
+        changes["rank_one_value"] = "output"
+    return dataclasses.replace(
+        run,
+        optimizer=dataclasses.replace(run.optimizer, **optimizer),
+        schedule=dataclasses.replace(run.schedule, **schedule),
+        **changes,
+    )
 
 
 def effective_checkpoints(checkpoints: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

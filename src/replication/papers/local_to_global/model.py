@@ -26,14 +26,22 @@ from .fast_attention import binary_token_attention
 
 @dataclass(frozen=True)
 class TransformerConfig:
-    d: int = 8  # embedding dimension
-    context: int = 1024  # N, the number of positions
-    mlp_ratio: int = 4  # hidden units of the MLP per embedding dimension
-    attention: str = "fast"  # "fast" (binary symbols, fast_attention.py) or "sdpa" (general kernel); same function
+    """The architecture; no defaults here: they are the config's (schema.yaml, ``transformer.model``)."""
+
+    d: int  # embedding dimension
+    context: int  # N, the number of positions
+    mlp_ratio: int  # hidden units of the MLP per embedding dimension
+    attention: str  # "fast" (binary symbols, fast_attention.py) or "sdpa" (general kernel); same function
 
     def __post_init__(self):
         if self.attention not in ATTENTIONS:
             raise ValueError(f"unknown attention {self.attention!r}; allowed: {', '.join(ATTENTIONS)}")
+
+    @classmethod
+    def from_settings(cls, settings) -> TransformerConfig:
+        """From typed transformer or run settings (their ``model`` and ``attention``)."""
+        model = settings.model
+        return cls(d=model.d, context=model.context, mlp_ratio=model.mlp_ratio, attention=settings.attention)
 
 
 class MarkovTransformer(nn.Module):
@@ -82,7 +90,7 @@ class MarkovTransformer(nn.Module):
 
 @torch.no_grad()
 def initialise(
-    model: MarkovTransformer, init: str, sigma: float, generator: torch.Generator, rank_one_value: str = "input"
+    model: MarkovTransformer, init: str, sigma: float, generator: torch.Generator, rank_one_value: str
 ) -> MarkovTransformer:
     """Set the parameters to one of the paper's initialisations (spec §4); draws only from ``generator``.
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .markov import MarkovChain
 from .model import MarkovTransformer, TransformerConfig
+from .settings import TransformerSettings
 
 # Paper notation of each parameter (Table 1).
 SYMBOLS = {
@@ -21,9 +21,9 @@ SYMBOLS = {
 }
 
 
-def table1(settings: dict) -> pd.DataFrame:
+def table1(settings: TransformerSettings) -> pd.DataFrame:
     """Every parameter with its shape and count, and the total."""
-    model = MarkovTransformer(TransformerConfig(**settings["model"]))
+    model = MarkovTransformer(TransformerConfig.from_settings(settings))
     rows = [
         {"parameter": SYMBOLS[row["parameter"]], "shape": " x ".join(map(str, row["shape"])), "count": row["count"]}
         for row in model.parameter_table()
@@ -32,42 +32,42 @@ def table1(settings: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table2(settings: dict) -> pd.DataFrame:
+def table2(settings: TransformerSettings) -> pd.DataFrame:
     """The settings every run used, then each experiment's chain, initialisations, seeds and horizon."""
-    model, opt, schedule = settings["model"], settings["optimizer"], settings["schedule"]
+    model, opt, schedule = settings.model, settings.optimizer, settings.schedule
     rows = [
-        ("embedding dimension d", model["d"]),
-        ("context length N", model["context"]),
-        ("MLP hidden units", model["mlp_ratio"] * model["d"]),
+        ("embedding dimension d", model.d),
+        ("context length N", model.context),
+        ("MLP hidden units", model.mlp_ratio * model.d),
         ("layers / heads", "1 / 1"),
-        ("batch size B", settings["batch_size"]),
-        ("optimiser", opt["name"]),
-        ("learning rate (peak)", opt["lr"]),
+        ("batch size B", settings.batch_size),
+        ("optimiser", opt.name),
+        ("learning rate (peak)", opt.lr),
     ]
-    if opt["name"] == "adamw":
-        rows.append(("betas", ", ".join(map(str, opt["betas"]))))
+    if opt.name == "adamw":
+        rows.append(("betas", ", ".join(map(str, opt.betas))))
     else:
-        rows.append(("momentum", opt["momentum"]))
+        rows.append(("momentum", opt.momentum))
     rows += [
-        ("weight decay", f"{opt['weight_decay']} (none on {', '.join(SYMBOLS[n] for n in opt['no_decay']) or '-'})"),
+        ("weight decay", f"{opt.weight_decay} (none on {', '.join(SYMBOLS[n] for n in opt.no_decay) or '-'})"),
         (
             "schedule",
             "constant"
-            if schedule["name"] == "constant"
-            else f"one-cycle cosine, warm-up {schedule['warmup']:g} of the run, "
-            f"lr/{schedule['div_factor']:g} -> lr -> lr/{schedule['div_factor'] * schedule['final_div_factor']:g}",
+            if schedule.name == "constant"
+            else f"one-cycle cosine, warm-up {schedule.warmup:g} of the run, "
+            f"lr/{schedule.div_factor:g} -> lr -> lr/{schedule.div_factor * schedule.final_div_factor:g}",
         ),
-        ("standard init std sigma", settings["sigma"]),
-        ("device", settings["device"]),
+        ("standard init std sigma", settings.sigma),
+        ("device", settings.device),
     ]
-    for name, experiment in settings["experiments"].items():
-        chain = MarkovChain(**experiment["chain"])
+    for name, experiment in settings.experiments.items():
+        chain = experiment.chain
         rows += [
             (f"{name}: chain (p, q)", f"({chain.p:g}, {chain.q:g})"),
-            (f"{name}: initialisations", ", ".join(experiment["inits"])),
-            (f"{name}: seeds", ", ".join(map(str, experiment["seeds"]))),
-            (f"{name}: iterations", experiment["steps"]),
-            (f"{name}: test loss every", f"{experiment['eval_every']} step(s), fresh batch"),
+            (f"{name}: initialisations", ", ".join(experiment.inits)),
+            (f"{name}: seeds", ", ".join(map(str, experiment.seeds))),
+            (f"{name}: iterations", experiment.steps),
+            (f"{name}: test loss every", f"{experiment.eval_every} step(s), fresh batch"),
         ]
     return pd.DataFrame(rows, columns=["setting", "value"]).astype({"value": str})
 

@@ -1,7 +1,7 @@
 """Training a single-layer transformer on a Markov chain (spec §4): seeded, bulk data, few host syncs.
 
-``settings`` is the ``local_to_global.transformer`` config section merged with one experiment
-(see workflow/schemas/config.schema.yaml for every key).
+``settings`` are one run's typed settings (settings.RunSettings: the ``local_to_global.transformer``
+config section merged with one experiment; every key is described in the paper's schema.yaml).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from replication.numerics import perturb_module
 from .data import BatchStream
 from .markov import MarkovChain
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
+from .settings import RunSettings
 
 log = logging.getLogger("replication")
 
@@ -49,38 +50,38 @@ def resolve_device(requested: str) -> torch.device:
     return torch.device(requested)
 
 
-def make_model(settings: dict) -> MarkovTransformer:
-    return MarkovTransformer(TransformerConfig(**settings["model"], attention=settings["attention"]))
+def make_model(settings: RunSettings) -> MarkovTransformer:
+    return MarkovTransformer(TransformerConfig.from_settings(settings))
 
 
-def make_optimizer(model: MarkovTransformer, settings: dict) -> torch.optim.Optimizer:
+def make_optimizer(model: MarkovTransformer, settings: RunSettings) -> torch.optim.Optimizer:
     """AdamW or SGD; weight decay on every parameter but those listed in ``no_decay``."""
-    opt = settings["optimizer"]
-    no_decay = set(opt["no_decay"])
+    opt = settings.optimizer
+    no_decay = set(opt.no_decay)
     groups = [
-        {"params": [p for n, p in model.named_parameters() if n not in no_decay], "weight_decay": opt["weight_decay"]},
+        {"params": [p for n, p in model.named_parameters() if n not in no_decay], "weight_decay": opt.weight_decay},
         {"params": [p for n, p in model.named_parameters() if n in no_decay], "weight_decay": 0.0},
     ]
-    if opt["name"] == "adamw":
-        return torch.optim.AdamW(groups, lr=opt["lr"], betas=tuple(opt["betas"]), foreach=True)
-    return torch.optim.SGD(groups, lr=opt["lr"], momentum=opt["momentum"], foreach=True)
+    if opt.name == "adamw":
+        return torch.optim.AdamW(groups, lr=opt.lr, betas=tuple(opt.betas), foreach=True)
+    return torch.optim.SGD(groups, lr=opt.lr, momentum=opt.momentum, foreach=True)
 
 
-def make_schedule(optimizer: torch.optim.Optimizer, settings: dict, steps: int):
+def make_schedule(optimizer: torch.optim.Optimizer, settings: RunSettings, steps: int):
     """One-cycle cosine (warm-up then cosine decay) over the run, or a constant lr."""
-    schedule, lr = settings["schedule"], settings["optimizer"]["lr"]
-    if schedule["name"] == "constant":
+    schedule, lr = settings.schedule, settings.optimizer.lr
+    if schedule.name == "constant":
         return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
     return torch.optim.lr_scheduler.OneCycleLR(
         optimizer,
         max_lr=lr,
         # ``horizon``: the cycle spans a longer run than this one (the run stops before it ends).
-        total_steps=max(steps, schedule.get("horizon") or steps, 2),
-        pct_start=schedule["warmup"],
+        total_steps=max(steps, schedule.horizon or steps, 2),
+        pct_start=schedule.warmup,
         anneal_strategy="cos",
         cycle_momentum=False,
-        div_factor=schedule["div_factor"],
-        final_div_factor=schedule["final_div_factor"],
+        div_factor=schedule.div_factor,
+        final_div_factor=schedule.final_div_factor,
     )
 
 
@@ -92,22 +93,22 @@ def _check_finite(name: str, what: str, losses: torch.Tensor, steps: torch.Tenso
 
 
 def train(
-    chain: MarkovChain, init: str, seed: int, settings: dict, name: str = "run", progress: bool = True
+    chain: MarkovChain, init: str, seed: int, settings: RunSettings, name: str = "run", progress: bool = True
 ) -> TrainResult:
     """Train from ``init`` with every random draw from ``seed``; raise NonFiniteLoss naming ``name`` and the step."""
-    device = resolve_device(settings["device"])
-    steps, every = settings["steps"], settings["eval_every"]
-    batch, context, chunk = settings["batch_size"], settings["model"]["context"], settings["chunk"]
-    ckpt_steps = sorted({s for s in settings["checkpoints"] if s <= steps})
+    device = resolve_device(settings.device)
+    steps, every = settings.steps, settings.eval_every
+    batch, context, chunk = settings.batch_size, settings.model.context, settings.chunk
+    ckpt_steps = sorted({s for s in settings.checkpoints if s <= steps})
 
     # Initialise on the CPU so that every device starts from the same parameters.
     generator = torch.Generator().manual_seed(stream_seed(seed, _INIT))
-    if settings.get("embedding", "scalar") == "two_symbol":
+    if settings.embedding == "two_symbol":
         from .ablation import build_two_symbol  # the authors' vocabulary-2 embedding (Fig. 3 ablation)
 
         model = build_two_symbol(settings, generator)
     else:
-        model = initialise(make_model(settings), init, settings["sigma"], generator, settings["rank_one_value"])
+        model = initialise(make_model(settings), init, settings.sigma, generator, settings.rank_one_value)
     perturb_module(model, f"transformer/{name}")  # numerical-noise ensembles only; a no-op otherwise
     model = model.to(device)
     optimizer = make_optimizer(model, settings)
@@ -166,13 +167,13 @@ def train(
     return TrainResult(losses, checkpoints)
 
 
-def train_and_write(settings: dict, init: str, seed: int, run: str, losses_path, checkpoints_path) -> None:
+def train_and_write(settings: RunSettings, init: str, seed: int, run: str, losses_path, checkpoints_path) -> None:
     """One run of a figure or of an ablation variant, logged and written atomically (losses CSV, checkpoints)."""
     from replication.io import write_csv, write_npz
 
     log = logging.getLogger("replication")
-    log.info("run %s: %s", run, {k: settings[k] for k in ("steps", "eval_every", "checkpoints", "device")})
-    result = train(MarkovChain(**settings["chain"]), init, seed, settings, name=run)
+    log.info("run %s: %s", run, {k: getattr(settings, k) for k in ("steps", "eval_every", "checkpoints", "device")})
+    result = train(settings.chain, init, seed, settings, name=run)
     final = result.losses.dropna(subset=["test_loss"]).iloc[-1]
     log.info("run %s: final test loss %.4f at step %d", run, final.test_loss, final.step)
     write_npz(checkpoints_path, **result.checkpoints)

@@ -14,6 +14,7 @@ import pandas as pd
 from replication.claims import Claim, not_checkable, over_runs
 
 from .markov import MarkovChain
+from .settings import TransformerClaimSettings
 
 PAPER = "Local to Global"
 OTHER_MATRICES = ("W_Q", "W_K", "W_O", "W_2")
@@ -34,9 +35,9 @@ def _seeds(frame: pd.DataFrame) -> list[int]:
     return sorted(frame.seed.unique()) if "seed" in frame else [1]
 
 
-def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: dict) -> list[Claim]:
+def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerClaimSettings) -> list[Claim]:
     """Fig. 4: the plateau of the standard init, ours at the entropy rate, and where the standard init ends."""
-    tol, (start, stop) = settings["tolerance"], settings["plateau"]
+    tol, (start, stop) = settings.tolerance, settings.plateau
     claims = []
     standard = fig4[fig4.init == "standard"]
     seeds = _seeds(standard)
@@ -126,20 +127,20 @@ def _component_along_e(row) -> float:
 def structure_claims(
     fig3: pd.DataFrame,
     fig6: pd.DataFrame,
-    settings: dict,
+    settings: TransformerClaimSettings,
     ablation3: pd.DataFrame | None = None,
     ablation6: pd.DataFrame | None = None,
 ) -> list[Claim]:
     """Figs. 3 and 6 (Sec. 5.1): rank one, components along e, e on the hypercube, the other matrices."""
     fig3, fig6 = fig3.reset_index(drop=True), fig6.reset_index(drop=True)  # row labels are looked up below
     share3, share6, cos_e, flat = (
-        settings["share_fig3"],
-        settings["share_fig6"],
-        settings["cos_e"],
-        settings["flatness"],
+        settings.share_fig3,
+        settings.share_fig6,
+        settings.cos_e,
+        settings.flatness,
     )
     steps = sorted(fig3.step.unique())
-    step = settings["structure_step"] if settings["structure_step"] in steps else steps[-1]
+    step = settings.structure_step if settings.structure_step in steps else steps[-1]
     final = steps[-1]
     claims = []
 
@@ -353,7 +354,7 @@ def transformer_claims(
     fig3: pd.DataFrame,
     fig6: pd.DataFrame,
     chain: MarkovChain,
-    settings: dict,
+    settings: TransformerClaimSettings,
     ablation3: pd.DataFrame | None = None,
     ablation6: pd.DataFrame | None = None,
 ) -> list[Claim]:

@@ -10,13 +10,12 @@ from replication.papers.local_to_global.runs import (
     ablation_files,
     ablation_runs,
     run_files,
-    run_settings,
-    runs,
 )
+from replication.papers.local_to_global.settings import transformer_settings
 
-L2G_TRANSFORMER = config["local_to_global"]["transformer"]
-L2G_EXPERIMENTS = L2G_TRANSFORMER["experiments"]
-L2G_RUN_SETTINGS = {name: run_settings(L2G_TRANSFORMER, name) for name in L2G_EXPERIMENTS}
+L2G_TRANSFORMER = transformer_settings(config["local_to_global"])  # typed, once
+L2G_EXPERIMENTS = L2G_TRANSFORMER.experiments
+L2G_RUN_SETTINGS = {name: L2G_TRANSFORMER.run(name) for name in L2G_EXPERIMENTS}
 L2G_FIGURES = L2G.figures_dir
 L2G_CLAIMS = register_claims("results/local_to_global/claims_transformer.csv")
 
@@ -37,7 +36,7 @@ rule l2g_transformer:
     priority: 100
     conda:
         ENVIRONMENT
-    threads: L2G_TRANSFORMER["threads"]
+    threads: L2G_TRANSFORMER.threads
     resources:
         mem_mb=4000,
         runtime=240,
@@ -65,13 +64,13 @@ rule l2g_ablation_run:
     priority: 100
     conda:
         ENVIRONMENT
-    threads: L2G_TRANSFORMER["threads"]
+    threads: L2G_TRANSFORMER.threads
     resources:
         mem_mb=4000,
         runtime=120,
     params:
         settings=lambda wildcards: variant_settings(
-            L2G_RUN_SETTINGS[wildcards.experiment], L2G_TRANSFORMER["ablation"], wildcards.variant, wildcards.init
+            L2G_RUN_SETTINGS[wildcards.experiment], L2G_TRANSFORMER.ablation, wildcards.variant, wildcards.init
         ),
         run=lambda wildcards: f"ablation/{wildcards.experiment}/{wildcards.variant}/seed{wildcards.seed}",
     script:
@@ -97,7 +96,8 @@ rule l2g_ablation:
         runtime=15,
     params:
         runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
-        settings=lambda wildcards: {**L2G_TRANSFORMER["ablation"], "experiment": wildcards.experiment},
+        settings=L2G_TRANSFORMER.ablation,
+        experiment=lambda wildcards: wildcards.experiment,
     script:
         "../scripts/l2g_ablation.py"
 
@@ -121,7 +121,7 @@ rule l2g_fig3:
         runtime=15,
     params:
         settings=L2G_RUN_SETTINGS["fig3"],
-        runs=runs(L2G_TRANSFORMER, "fig3"),
+        runs=L2G_TRANSFORMER.runs("fig3"),
     script:
         "../scripts/l2g_fig3.py"
 
@@ -145,7 +145,7 @@ rule l2g_fig6:
         runtime=15,
     params:
         settings=L2G_RUN_SETTINGS["fig6"],
-        runs=runs(L2G_TRANSFORMER, "fig6"),
+        runs=L2G_TRANSFORMER.runs("fig6"),
     script:
         "../scripts/l2g_fig6.py"
 
@@ -167,10 +167,10 @@ rule l2g_fig4:
         mem_mb=2000,
         runtime=15,
     params:
-        runs=runs(L2G_TRANSFORMER, "fig4"),
-        chain=L2G_EXPERIMENTS["fig4"]["chain"],
-        window=L2G_TRANSFORMER["fig4"]["window"],
-        smooth=L2G_TRANSFORMER["fig4"]["smooth"],
+        runs=L2G_TRANSFORMER.runs("fig4"),
+        chain=L2G_EXPERIMENTS["fig4"].chain,
+        window=L2G_TRANSFORMER.fig4.window,
+        smooth=L2G_TRANSFORMER.fig4.smooth,
         settings=L2G_RUN_SETTINGS["fig4"],
     script:
         "../scripts/l2g_fig4.py"
@@ -189,7 +189,7 @@ rule l2g_tables:
     conda:
         ENVIRONMENT
     params:
-        settings={**L2G_TRANSFORMER, "experiments": L2G_EXPERIMENTS},
+        settings=L2G_TRANSFORMER,
     script:
         "../scripts/l2g_tables.py"
 
@@ -210,7 +210,7 @@ rule l2g_claims_transformer:
     conda:
         ENVIRONMENT
     params:
-        chain=L2G_EXPERIMENTS["fig4"]["chain"],
-        settings=L2G_TRANSFORMER["claims"],
+        chain=L2G_EXPERIMENTS["fig4"].chain,
+        settings=L2G_TRANSFORMER.claims,
     script:
         "../scripts/l2g_claims_transformer.py"

@@ -4,7 +4,6 @@ import pandas as pd
 
 from replication.claims import write_claims
 from replication.io import log_to
-from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.transformer_claims import transformer_claims
 
 log = log_to(snakemake.log[0])
@@ -12,7 +11,7 @@ claims = transformer_claims(
     fig4=pd.read_csv(snakemake.input.fig4),
     fig3=pd.read_csv(snakemake.input.fig3),
     fig6=pd.read_csv(snakemake.input.fig6),
-    chain=MarkovChain(**snakemake.params.chain),
+    chain=snakemake.params.chain,
     settings=snakemake.params.settings,
     ablation3=pd.read_csv(snakemake.input.ablation3),
     ablation6=pd.read_csv(snakemake.input.ablation6),

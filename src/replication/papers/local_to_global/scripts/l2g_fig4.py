@@ -3,7 +3,6 @@
 import pandas as pd
 
 from replication.io import log_to
-from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.transformer_plots import loss_curves
 from replication.plotting import apply_style, save_figure
 
@@ -14,7 +13,7 @@ runs = [
     for path, (init, seed) in zip(snakemake.input.losses, snakemake.params.runs)
 ]
 losses = pd.concat(runs, ignore_index=True)[["init", "seed", "step", "train_loss", "test_loss"]]
-chain = MarkovChain(**snakemake.params.chain)
+chain = snakemake.params.chain
 log.info("unigram loss H(pi) %.4f, bigram loss %.4f", chain.unigram_loss, chain.bigram_loss)
 for window, pdf in ((snakemake.params.window, snakemake.output.pdf), (None, snakemake.output.long_pdf)):
     figure, data = loss_curves(losses, chain, window, snakemake.params.smooth)
