@@ -2,11 +2,11 @@
 
 import numpy as np
 
+from conftest import bo_model
 from replication.papers.benign_overfitting.data import RELEVANT, cell_seed, sample_dataset, train_test_generators
-from replication.papers.benign_overfitting.grid import RunSettings
 from replication.papers.benign_overfitting.runs import trajectory
 
-SETTINGS = RunSettings(n=8, T=4, lr=0.5)
+SETTINGS = bo_model(n=8, T=4, lr=0.5)  # the schema's defaults otherwise
 
 
 def test_trajectory_records_every_token_probability_from_uniform():
