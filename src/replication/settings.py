@@ -49,3 +49,27 @@ def _convert(hint, value):
     if origin in (typing.Union, types.UnionType):
         return value  # e.g. float | None: the schema has checked it
     return value
+
+
+class RuleParam(dict):
+    """Typed settings as a Snakemake rule parameter.
+
+    Snakemake reruns a job when its params change, but it compares only the repr of plain values
+    (numbers, strings, lists, dicts, ...) and silently ignores any other object, a dataclass
+    included. So a rule passes its settings as this dict of their fields (compared field by field)
+    and the job's script, which receives params through pickle, gets the frozen dataclass back.
+    """
+
+    def __init__(self, settings):
+        super().__init__(dataclasses.asdict(settings))
+        self.settings_type = type(settings)
+
+    def __reduce__(self):
+        return (from_mapping, (self.settings_type, dict(self)))
+
+
+def rule_param(value):
+    """``value`` as a rule parameter whose every field counts for Snakemake's params trigger."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return RuleParam(value)
+    return value

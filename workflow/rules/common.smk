@@ -8,6 +8,7 @@ from snakemake.common.configfile import load_configfile
 from replication.config import ConfigError, apply_settings, validate_config
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 from replication.registry import papers
+from replication.settings import rule_param  # typed settings as params that trigger reruns
 
 # Every paper package under src/replication/papers/ (replication.registry); the Snakefile includes their rules.
 PAPERS = papers()

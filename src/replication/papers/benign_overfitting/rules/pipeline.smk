@@ -33,8 +33,8 @@ rule bo_fig1_selections:
         mem_mb=2000,
         runtime=30,
     params:
-        model=BO.model,
-        settings=BO.fig1,
+        model=rule_param(BO.model),
+        settings=rule_param(BO.fig1),
     script:
         "../scripts/bo_fig1_selections.py"
 
@@ -53,8 +53,8 @@ rule bo_trajectories:
         mem_mb=4000,
         runtime=120,
     params:
-        model=BO.model,
-        settings=BO.trajectories,
+        model=rule_param(BO.model),
+        settings=rule_param(BO.trajectories),
         panels=list(BO_PANELS),
     script:
         "../scripts/bo_trajectories.py"
@@ -75,7 +75,7 @@ rule bo_grid_shard:
         mem_mb=2000,
         runtime=120,
     params:
-        model=BO.model,
+        model=rule_param(BO.model),
         steps=BO.grid.steps,
         cells=lambda wildcards: BO_SHARDS[int(wildcards.bo_shard)],
     script:
@@ -117,8 +117,8 @@ rule bo_fig1:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=BO.fig1,
-        model=BO.model,
+        settings=rule_param(BO.fig1),
+        model=rule_param(BO.model),
     script:
         "../scripts/bo_fig1.py"
 
@@ -139,8 +139,8 @@ rule bo_fig2:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=BO.trajectories,
-        model=BO.model,
+        settings=rule_param(BO.trajectories),
+        model=rule_param(BO.model),
     script:
         "../scripts/bo_fig2.py"
 
@@ -167,8 +167,8 @@ rule bo_fig3:
         runtime=15,
     params:
         panels=list(BO_PANELS),
-        settings=BO.trajectories,
-        model=BO.model,
+        settings=rule_param(BO.trajectories),
+        model=rule_param(BO.model),
     script:
         "../scripts/bo_fig3.py"
 
@@ -194,8 +194,8 @@ rule bo_heatmaps:
         runtime=15,
     params:
         names=list(BO_HEATMAPS),
-        settings=BO.grid,
-        model=BO.model,
+        settings=rule_param(BO.grid),
+        model=rule_param(BO.model),
     script:
         "../scripts/bo_heatmaps.py"
 

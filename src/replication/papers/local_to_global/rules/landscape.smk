@@ -22,7 +22,7 @@ rule l2g_fig1_flows:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=L2G_LANDSCAPE.fig1,
+        settings=rule_param(L2G_LANDSCAPE.fig1),
     script:
         "../scripts/l2g_fig1_flows.py"
 
@@ -44,7 +44,7 @@ rule l2g_fig1:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=L2G_LANDSCAPE.fig1,
+        settings=rule_param(L2G_LANDSCAPE.fig1),
     script:
         "../scripts/l2g_fig1.py"
 
@@ -70,7 +70,7 @@ rule l2g_attention_flows:
         mem_mb=1000,
         runtime=30,
     params:
-        settings=lambda wildcards: getattr(L2G_LANDSCAPE, wildcards.fig),
+        settings=lambda wildcards: rule_param(getattr(L2G_LANDSCAPE, wildcards.fig)),
     script:
         "../scripts/l2g_attention_flows.py"
 
@@ -91,7 +91,7 @@ rule l2g_fig2:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=L2G_LANDSCAPE.fig2,
+        settings=rule_param(L2G_LANDSCAPE.fig2),
     script:
         "../scripts/l2g_fig2.py"
 
@@ -112,7 +112,7 @@ rule l2g_fig5:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=L2G_LANDSCAPE.fig5,
+        settings=rule_param(L2G_LANDSCAPE.fig5),
     script:
         "../scripts/l2g_fig5.py"
 
@@ -132,7 +132,7 @@ rule l2g_basin_fractions:
         mem_mb=2000,
         runtime=30,
     params:
-        settings=L2G_LANDSCAPE.basins,
+        settings=rule_param(L2G_LANDSCAPE.basins),
     script:
         "../scripts/l2g_basin_fractions.py"
 
@@ -152,7 +152,7 @@ rule l2g_basin_grid:
         mem_mb=2000,
         runtime=60,
     params:
-        settings=L2G_LANDSCAPE.basins,
+        settings=rule_param(L2G_LANDSCAPE.basins),
     script:
         "../scripts/l2g_basin_grid.py"
 
@@ -173,7 +173,7 @@ rule l2g_basins:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=L2G_LANDSCAPE.basins,
+        settings=rule_param(L2G_LANDSCAPE.basins),
     script:
         "../scripts/l2g_basins.py"
 
@@ -196,6 +196,6 @@ rule l2g_claims_landscape:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=L2G_LANDSCAPE.basins,
+        settings=rule_param(L2G_LANDSCAPE.basins),
     script:
         "../scripts/l2g_claims_landscape.py"

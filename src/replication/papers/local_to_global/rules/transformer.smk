@@ -41,7 +41,7 @@ rule l2g_transformer:
         mem_mb=4000,
         runtime=240,
     params:
-        settings=lambda wildcards: L2G_RUN_SETTINGS[wildcards.experiment],
+        settings=lambda wildcards: rule_param(L2G_RUN_SETTINGS[wildcards.experiment]),
         run=lambda wildcards: f"{wildcards.experiment}/{wildcards.init}/seed{wildcards.seed}",
     script:
         "../scripts/l2g_transformer.py"
@@ -69,8 +69,10 @@ rule l2g_ablation_run:
         mem_mb=4000,
         runtime=120,
     params:
-        settings=lambda wildcards: variant_settings(
-            L2G_RUN_SETTINGS[wildcards.experiment], L2G_TRANSFORMER.ablation, wildcards.variant, wildcards.init
+        settings=lambda wildcards: rule_param(
+            variant_settings(
+                L2G_RUN_SETTINGS[wildcards.experiment], L2G_TRANSFORMER.ablation, wildcards.variant, wildcards.init
+            )
         ),
         run=lambda wildcards: f"ablation/{wildcards.experiment}/{wildcards.variant}/seed{wildcards.seed}",
     script:
@@ -96,7 +98,7 @@ rule l2g_ablation:
         runtime=15,
     params:
         runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
-        settings=L2G_TRANSFORMER.ablation,
+        settings=rule_param(L2G_TRANSFORMER.ablation),
         experiment=lambda wildcards: wildcards.experiment,
     script:
         "../scripts/l2g_ablation.py"
@@ -120,7 +122,7 @@ rule l2g_fig3:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=L2G_RUN_SETTINGS["fig3"],
+        settings=rule_param(L2G_RUN_SETTINGS["fig3"]),
         runs=L2G_TRANSFORMER.runs("fig3"),
     script:
         "../scripts/l2g_fig3.py"
@@ -144,7 +146,7 @@ rule l2g_fig6:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=L2G_RUN_SETTINGS["fig6"],
+        settings=rule_param(L2G_RUN_SETTINGS["fig6"]),
         runs=L2G_TRANSFORMER.runs("fig6"),
     script:
         "../scripts/l2g_fig6.py"
@@ -168,10 +170,10 @@ rule l2g_fig4:
         runtime=15,
     params:
         runs=L2G_TRANSFORMER.runs("fig4"),
-        chain=L2G_EXPERIMENTS["fig4"].chain,
+        chain=rule_param(L2G_EXPERIMENTS["fig4"].chain),
         window=L2G_TRANSFORMER.fig4.window,
         smooth=L2G_TRANSFORMER.fig4.smooth,
-        settings=L2G_RUN_SETTINGS["fig4"],
+        settings=rule_param(L2G_RUN_SETTINGS["fig4"]),
     script:
         "../scripts/l2g_fig4.py"
 
@@ -189,7 +191,7 @@ rule l2g_tables:
     conda:
         ENVIRONMENT
     params:
-        settings=L2G_TRANSFORMER,
+        settings=rule_param(L2G_TRANSFORMER),
     script:
         "../scripts/l2g_tables.py"
 
@@ -210,7 +212,7 @@ rule l2g_claims_transformer:
     conda:
         ENVIRONMENT
     params:
-        chain=L2G_EXPERIMENTS["fig4"].chain,
-        settings=L2G_TRANSFORMER.claims,
+        chain=rule_param(L2G_EXPERIMENTS["fig4"].chain),
+        settings=rule_param(L2G_TRANSFORMER.claims),
     script:
         "../scripts/l2g_claims_transformer.py"
