@@ -77,8 +77,8 @@ def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, flo
             make_model(dataclasses.replace(SETTINGS, attention=attention)),
             "standard",
             SETTINGS.sigma,
-            SETTINGS.rank_one_value,
             torch.Generator().manual_seed(stream_seed(1, 0)),
+            SETTINGS.rank_one_value,
         )
         models[attention] = model.to(device)
     g = torch.Generator().manual_seed(1)
