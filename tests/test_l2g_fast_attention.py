@@ -149,24 +149,55 @@ def test_one_sided_scores_and_empty_key_groups_are_exact(offset):
     _assert_paths_agree(fast, sdpa, tokens)
 
 
-def test_scores_beyond_the_exponent_range_fall_back_to_the_general_kernel():
-    model = initialise(
-        MarkovTransformer(TransformerConfig(d=8, context=16, mlp_ratio=4, attention="fast")),
+def _fallback_model(context=16):
+    return initialise(
+        MarkovTransformer(TransformerConfig(d=8, context=context, mlp_ratio=4, attention="fast")),
         "standard",
         0.02,
         torch.Generator().manual_seed(0),
         "input",
     )
+
+
+def _sdpa_copy(model):
+    reference = copy.deepcopy(model)
+    reference.config = TransformerConfig(d=8, context=model.config.context, mlp_ratio=4, attention="sdpa")
+    return reference
+
+
+def test_positional_scores_beyond_the_exponent_range_stay_exact():
+    """Rows of positional scores spanning far more than float32's exponent range (~87): each row is
+    shifted by its maximum, so the fast path stays as accurate as PyTorch's kernel in float32."""
+    model = _fallback_model()
     with torch.no_grad():
         model.W_Q.copy_(torch.eye(8))
         model.W_K.copy_(torch.eye(8))
-        model.p[:8] *= 1500.0  # positional scores spanning far more than float32 allows (~87)
+        model.p[:8] *= 1500.0
     tokens = _tokens(2, 16, seed=0)[:, :-1]
+    fast = binary_token_attention(tokens, model.e, model.p, model.W_Q, model.W_K, model.W_V)
+    assert fast is not None
+    exact = _sdpa_copy(model).double()
+    x = tokens.unsqueeze(-1).double() * exact.e + exact.p[:16]
+    q, k, v = (x.unsqueeze(1) @ W.T for W in (exact.W_Q, exact.W_K, exact.W_V))
+    reference = F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1)
+    assert _relative_error(fast.double(), reference, 1.0) < 1e-6
+
+
+def test_a_query_whose_weights_underflow_falls_back_to_the_general_kernel():
+    """A symbol-1 query whose keys all carry a factor exp(c_i - max c) below float32's range (here e^-200):
+    the fast path declines (None) and the model's output is the general kernel's, exactly."""
+    model = _fallback_model()
+    with torch.no_grad():
+        model.W_Q.copy_(torch.eye(8))
+        model.W_K.copy_(torch.eye(8))
+        model.e.zero_()
+        model.e[0] = 30.0
+        model.p[:, 0] = torch.linspace(-10.0, 10.0, 16)  # c_i = e . p_i / sqrt(8) from -106 to 106
+    tokens = _tokens(2, 16, seed=0)[:, :-1]
+    tokens[0, 0] = 1  # the first query has symbol 1 and only key 0
     assert binary_token_attention(tokens, model.e, model.p, model.W_Q, model.W_K, model.W_V) is None
-    reference = copy.deepcopy(model)
-    reference.config = TransformerConfig(d=8, context=16, mlp_ratio=4, attention="sdpa")
     assert torch.isfinite(model(tokens)).all()
-    assert torch.equal(model(tokens), reference(tokens))
+    assert torch.equal(model(tokens), _sdpa_copy(model)(tokens))
 
 
 @pytest.mark.heavy
@@ -244,17 +275,21 @@ def test_the_written_backward_passes_gradcheck(monkeypatch, shift):
     def draw(*shape, scale=1.0):
         return (scale * torch.randn(*shape, generator=generator, dtype=torch.float64)).requires_grad_()
 
-    queries, key, value, shift_vector = draw(2 * length, d), draw(length, d), draw(length, d), draw(d)
+    queries, key, value, shift_vector = draw(length, d), draw(length, d), draw(length, d), draw(d)
+    # key factors of queries with symbol 1 spanning e^-30..1 (their gradients then differ by as much)
+    gamma = torch.exp(-30 * torch.rand(length, generator=generator, dtype=torch.float64)).requires_grad_()
     beta = torch.linspace(-3.0, 2.5, 2 * length, dtype=torch.float64)
-    beta = beta[torch.randperm(2 * length, generator=generator)].requires_grad_()
+    beta = beta[torch.randperm(2 * length, generator=generator)].view(2, length).requires_grad_()
     assert (beta + math.log(2)).abs().min() > 0.05  # no row sits on the boundary of the two groups
+    pairs = (beta[0] >= -math.log(2)).long() + 2 * (beta[1] >= -math.log(2)).long()
+    assert len(set(pairs.tolist())) >= 3  # rows of several group pairs: the rows are sorted
     tokens = torch.randint(0, 2, (batch, length), generator=generator)
     tokens[:, 0] = torch.tensor([0, 1, 1])  # first positions of both symbols: empty key groups
 
     def attention(*inputs):
         return fast_attention._BinaryTokenAttention.apply(*inputs, tokens)
 
-    assert torch.autograd.gradcheck(attention, (queries, key, value, shift_vector, beta), eps=1e-6, atol=1e-8)
+    assert torch.autograd.gradcheck(attention, (queries, key, value, shift_vector, gamma, beta), eps=1e-6, atol=1e-8)
 
 
 def test_both_row_shifts_give_the_same_attention(monkeypatch):

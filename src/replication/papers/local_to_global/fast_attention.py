@@ -1,34 +1,39 @@
-"""Exact causal attention for binary tokens through batch-independent positional score matrices.
+"""Exact causal attention for binary tokens through one batch-independent positional score matrix.
 
-With x_n = t_n e + p_n and t_n in {0, 1}, the projections are q_n = Q^{t_n}_n, k_i = K^{t_i}_i and
-v_i = V^{t_i}_i = PV_i + t_i u, where Q^0 = p W_Q^T, Q^1 = Q^0 + W_Q e, K^0 = p W_K^T, PV = p W_V^T,
-u = W_V e. The score of query n on key i
+With x_n = t_n e + p_n and t_n in {0, 1}, the projections split into positional parts and the
+token's share: q_n = Q_n + t_n w, k_i = K_i + t_i kappa, v_i = V_i + t_i u, with Q = p W_Q^T / sqrt(d),
+w = W_Q e / sqrt(d), K = p W_K^T, kappa = W_K e, V = p W_V^T, u = W_V e. The score of query n on key i
 
-    s_ni = Q^{t_n}_n . K^{t_i}_i / sqrt(d) = S^{t_n}_ni + t_i beta^{t_n}_n,
-    S^tau = Q^tau (K^0)^T / sqrt(d),   beta^tau = Q^tau . W_K e / sqrt(d),
+    s_ni = q_n . k_i = S_ni + t_n c_i + t_i beta^{t_n}_n,
+    S = Q K^T,   c_i = w . K_i,   beta^tau_n = (Q_n + tau w) . kappa,
 
-is an entry of one of two N x N matrices that do not depend on the batch, plus a per-row offset on
-keys with t_i = 1. So each of the 2N rows (tau, n) of the batch-independent matrix
+so the weights of a query with symbol tau are one batch-independent N x N matrix
 E_ni = exp(S_ni - m_n) (causal; the output does not depend on a row's scale, so any shift m_n that
-keeps the row's largest entry near 1 will do) splits the softmax by key value sigma into two groups
-whose weights differ by the factor exp(beta): the "heavy" group h has factor 1, the light one w = exp((1 - 2h) beta).
-h = [beta >= -ln 2], so w <= 2 (nothing overflows), and rows with |beta| small, as at initialisation,
-all share one group, which keeps row blocks short in position. For the heavy group, dense GEMMs of E
-with the token-masked values of the whole batch give A_h = sum_{t_i = h} E_ni and
-M_h = sum_{t_i = h} E_ni v_i; the light group is the row total minus the heavy one, and
+keeps the row's largest entry near 1 will do), times gamma_i = exp(c_i - max c) on every key when
+tau = 1, times exp(beta^tau_n) on keys with t_i = 1. The key factors gamma go into the right-hand
+side, so one product E @ [R^0, gamma R^1] serves both query symbols: a dense GEMM whose columns are
+the token-masked [value, 1] of every batch element (and, batch-shared, the row totals).
 
-    o_n = (M_h + w M_l) / (A_h + w A_l).
+The factor exp(beta) splits the keys of a row into two groups: the "heavy" group h (factor 1,
+masked explicitly) and the light one (factor lambda = exp((1 - 2h) beta), the row total minus the
+heavy group). h = [beta >= -ln 2], so lambda <= 2 (nothing overflows), and rows with |beta| small,
+as at initialisation, all share one group. With A_h, M_h the heavy group's sums of weights and of
+weighted values and A_l, M_l the light group's,
 
-The subtraction is stable: its rounding error, w eps sum_i E_ni |v_i|, is at most 2 eps max |v| after
-the division (for w >= 1 the denominator is at least the row total; for w < 1 either A_h or A_l is
-at least half of it).
-Rows are sorted by (group, position), so the causal triangle is skipped block by block. The only
-limit is a row of S spanning about half the floating-point exponent range (float32: ~43), where the
-heavy group's sum nears underflow: ``binary_token_attention`` then returns None and the caller uses
-the general kernel. The backward is written out (checked against autograd through PyTorch's kernel and
-with torch.autograd.gradcheck in tests/test_l2g_fast_attention.py); a row's shift is a constant there
-(the output does not depend on a row's scale). Per-query quantities live in a (d, queries) layout, so
-that a query's scalars broadcast along contiguous rows.
+    o_n = (M_h + lambda M_l) / (A_h + lambda A_l).
+
+The subtraction is stable: its rounding error, lambda eps sum_i E_ni |v_i|, is at most 2 eps max |v|
+after the division (for lambda >= 1 the denominator is at least the row total; for lambda < 1
+either A_h or A_l is at least half of it). Rows are sorted by their pair of groups (one per query
+symbol; at most three pairs occur, since beta^1 - beta^0 is one constant) and then by position, so
+the causal triangle is skipped block by block. The only limit is a row whose heavy group sums to
+below sqrt(tiny) (a row of S spanning about half the floating-point exponent range; float32: ~43):
+``binary_token_attention`` then returns None and the caller uses the general kernel.
+
+The backward is written out (checked against autograd through PyTorch's kernel and with
+torch.autograd.gradcheck in tests/test_l2g_fast_attention.py); a row's shift is a constant there.
+Per-query quantities live in a (position, value entry, batch) layout, so that a query's scalars
+broadcast along contiguous batch rows and the choice of query symbol is an elementwise select.
 """
 
 from __future__ import annotations
@@ -46,201 +51,213 @@ class ScoresOutOfRange(ArithmeticError):
     """A row of positional scores spans more than the floating-point exponent range."""
 
 
+def _row_blocks(pair: torch.Tensor) -> tuple[torch.Tensor, list[tuple]]:
+    """Rows sorted by (group pair, position) and cut into blocks of at most BLOCK_ROWS rows of one pair:
+    (start, stop, pair, first position, width = last position + 1, positions (1, rows))."""
+    length = pair.shape[0]
+    order = torch.argsort(pair * length + torch.arange(length, device=pair.device))
+    counts = torch.bincount(pair, minlength=4).tolist()
+    positions = order.unsqueeze(0)
+    ends = order.tolist()
+    blocks, first = [], 0
+    for group_pair, count in enumerate(counts):
+        for start in range(first, first + count, BLOCK_ROWS):
+            stop = min(start + BLOCK_ROWS, first + count)
+            blocks.append((start, stop, group_pair, ends[start], ends[stop - 1] + 1, positions[:, start:stop]))
+        first += count
+    return order, blocks
+
+
 def _block_products(queries, key, rhs, blocks, keep):
-    """sums[r] = E_r @ rhs_{group(r)} with E_r = exp(S_r - m_r) over keys up to position_r, and the E
-    blocks when ``keep``. The output does not depend on a row's scale, so any shift m_r that keeps the
-    largest entry near 1 will do: Cauchy-Schwarz gives m_r = |q_r| max_i |k_i| >= S_ri, folded into the
-    score GEMM through a column of ones, and one exp pass replaces softmax's three. Where that bound is
-    loose enough to shrink a row by more than exp(-2 SHIFT_BOUND_LIMIT), the row maximum is used."""
+    """sums[:, r] = rhs[pair(r)] @ E_r with E_r = exp(S_r - m_r) over keys up to position_r (a column
+    of the (keys, rows) block), and the E blocks when ``keep``. Cauchy-Schwarz gives the shift
+    m_r = |q_r| max_i |k_i| >= S_ri, folded into the score GEMM through a row of ones, so one exp
+    pass replaces softmax's three. Where that bound is loose enough to shrink a row by more than
+    exp(-2 SHIFT_BOUND_LIMIT), the row maximum is used."""
     d = key.shape[1]
-    sums = queries.new_empty(queries.shape[0], rhs[0].shape[1])
+    sums = queries.new_empty(next(iter(rhs.values())).shape[0], queries.shape[0])
     probabilities = []
-    columns = torch.arange(key.shape[0], device=key.device)
+    keys = torch.arange(key.shape[0], device=key.device).unsqueeze(1)
     bound = torch.linalg.vector_norm(queries, dim=1) * torch.linalg.vector_norm(key, dim=1).max()
-    shifted_queries = torch.cat((queries, -bound.unsqueeze(1)), 1)
-    # (d + 1, T): the score GEMM then reads keys along its long dimension
-    key_columns = torch.cat((key, torch.ones_like(key[:, :1])), 1).T.contiguous()
-    block_bounds = torch.stack([bound[start:stop].max() for start, stop, *_ in blocks]).tolist() if blocks else []
-    for (start, stop, group, first, width, positions), largest in zip(blocks, block_bounds):
+    shifted_queries = torch.cat((queries, -bound.unsqueeze(1)), 1).T.contiguous()  # (d + 1, T)
+    key_rows = torch.cat((key, torch.ones_like(key[:, :1])), 1)
+    block_bounds = torch.stack([bound[start:stop].max() for start, stop, *_ in blocks]).tolist()
+    for (start, stop, group_pair, first, width, positions), largest in zip(blocks, block_bounds):
         if largest <= SHIFT_BOUND_LIMIT:
-            weights = torch.mm(shifted_queries[start:stop], key_columns[:, :width]).exp_()  # entries in (0, 1]
-            if width > first:  # the causal mask touches only the columns past the block's first position
-                weights[:, first:].masked_fill_(columns[first:width] > positions, 0.0)
+            weights = torch.mm(key_rows[:width], shifted_queries[:, start:stop]).exp_()  # entries in (0, 1]
+            if width > first:  # the causal mask touches only the keys past the block's first position
+                weights[first:].masked_fill_(keys[first:width] > positions, 0.0)
         else:
-            weights = torch.mm(queries[start:stop], key_columns[:d, :width])
+            weights = torch.mm(key_rows[:width, :d], shifted_queries[:d, start:stop])
             if width > first:
-                weights[:, first:].masked_fill_(columns[first:width] > positions, float("-inf"))
-            weights = torch.softmax(weights, 1)
-        torch.mm(weights, rhs[group][:width], out=sums[start:stop])
+                weights[first:].masked_fill_(keys[first:width] > positions, float("-inf"))
+            weights = torch.softmax(weights, 0)
+        torch.mm(rhs[group_pair][:, :width], weights, out=sums[:, start:stop])
         if keep:
             probabilities.append(weights)
     return sums, probabilities
 
 
 def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities):
-    """Gradients of the block products for queries, key and both right-hand sides (dS = E * dE)."""
+    """Gradients of the block products for queries, key and each pair's right-hand side (dS = E * dE)."""
     grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
-    grad_rhs = (torch.zeros_like(rhs[0]), torch.zeros_like(rhs[1]))
-    for (start, stop, group, _, width, _), weights in zip(blocks, probabilities):
-        grad = grad_sums[start:stop]
-        grad_rhs[group][:width].addmm_(weights.T, grad)
-        grad_scores = (grad @ rhs[group][:width].T).mul_(weights)
-        torch.mm(grad_scores, key[:width], out=grad_queries[start:stop])
-        grad_key[:width].addmm_(grad_scores.T, queries[start:stop])
+    grad_rhs = {group_pair: torch.zeros_like(matrix) for group_pair, matrix in rhs.items()}
+    for (start, stop, group_pair, _, width, _), weights in zip(blocks, probabilities):
+        grad = grad_sums[:, start:stop]
+        grad_rhs[group_pair][:, :width].addmm_(grad, weights.T)
+        grad_scores = torch.mm(rhs[group_pair][:, :width].T, grad).mul_(weights)  # (keys, rows)
+        torch.mm(grad_scores.T, key[:width], out=grad_queries[start:stop])
+        grad_key[:width].addmm_(grad_scores, queries[start:stop])
     return grad_queries, grad_key, grad_rhs
 
 
-class _BinaryTokenAttention(torch.autograd.Function):
-    """Attention output (B, T, d) from queries (2T, d) of rows (tau, n), keys (T, d), values (T, d), the
-    value shift u (d,) and beta (2T,); tokens (B, T). See the module docstring for the algebra.
+def _masked_values(value, shift, is_one, h, out):
+    """R_h (d + 1, B + 1, T) into ``out``: the [value, 1] of the keys in group h (t_i = h; value + u
+    for h = 1) per batch element, then the batch-shared [value, 1] of the row totals."""
+    d, batch = value.shape[1], is_one.shape[0]
+    mask = is_one if h else 1 - is_one
+    torch.mul(((value + shift) if h else value).T.unsqueeze(1), mask, out=out[:d, :batch])
+    out[d, :batch] = mask
+    out[:d, batch] = value.T
+    out[d, batch] = 1
+    return out
 
-    Per-query quantities are kept as (d, K) and (K,) with K = b T + n, so that the scalars of a query
-    broadcast along contiguous rows (a (K, d) layout with d = 8 leaves the vector units idle)."""
+
+class _BinaryTokenAttention(torch.autograd.Function):
+    """Attention output (B, T, d) from the positional queries Q (T, d), keys K (T, d), values V (T, d),
+    the value shift u (d,), the key factors gamma (T,) of queries with symbol 1 and beta (2, T) (row tau:
+    the offset of keys with t_i = 1 for queries with symbol tau); tokens (B, T). See the module docstring.
+
+    Sums are laid out (tau, value entry c, column b, position): b < B the heavy group of batch element b,
+    b = B the row total. Positions run along the contiguous dimension, so that every per-row and
+    per-query factor broadcasts over long contiguous rows."""
 
     @staticmethod
-    def forward(ctx, queries, key, value, shift, beta, tokens):
+    def forward(ctx, queries, key, value, shift, gamma, beta, tokens):
         batch, length = tokens.shape
         d = value.shape[1]
-        device = value.device
-        # Sort the rows by (heavy group, position, tau): each group's rows then climb the causal staircase.
-        rows = torch.arange(2 * length, device=device)
-        heavy = beta >= -LOG_MAX_LIGHT_WEIGHT
-        order = torch.argsort(heavy.long() * (2 * length) + (rows % length) * 2 + rows // length)
-        positions = (order % length).unsqueeze(1)
-        ones_in_group = int(heavy.sum())
-        blocks, ends = [], positions.squeeze(1).tolist()
-        for group, (first, last) in enumerate(
-            ((0, 2 * length - ones_in_group), (2 * length - ones_in_group, 2 * length))
-        ):
-            for start in range(first, last, BLOCK_ROWS):
-                stop = min(start + BLOCK_ROWS, last)
-                blocks.append((start, stop, group, ends[start] + 1, ends[stop - 1] + 1, positions[start:stop]))
+        dtype = value.dtype
+        heavy = beta >= -LOG_MAX_LIGHT_WEIGHT  # (2, T): the heavy group per query symbol is t_i = 1
+        order, blocks = _row_blocks(heavy[0].long() + 2 * heavy[1].long())
+        pairs = sorted({block[2] for block in blocks})
 
-        # Right-hand sides: the heavy group's token-masked [value, 1] per batch element, then the
-        # batch-shared [value, 1] for the row totals.
-        is_one = tokens.T.to(value.dtype)  # (T, B)
-        masks = (1 - is_one, is_one)
-        ones = torch.ones(length, 1, dtype=value.dtype, device=device)
-        shared = torch.cat((value, ones), 1)
-        heavy_values = (shared, torch.cat((value + shift, ones), 1))
-        rhs = tuple(
-            torch.cat((masks[g].unsqueeze(-1) * heavy_values[g].unsqueeze(1), shared.unsqueeze(1)), 1).view(
-                length, (batch + 1) * (d + 1)
-            )
-            for g in (0, 1)
-        )
+        # rhs[pair] = (R_{h0}, gamma R_{h1}) for the two query symbols; masked[h] = R_h
+        is_one = tokens.to(dtype)
+        rhs, masked = {}, {}
+        for group_pair in pairs:
+            h0, h1 = group_pair & 1, group_pair >> 1
+            matrix = value.new_empty(2, d + 1, batch + 1, length)
+            if h0 not in masked:
+                masked[h0] = _masked_values(value, shift, is_one, h0, matrix[0])
+            else:
+                matrix[0] = masked[h0]
+            if h1 not in masked:
+                masked[h1] = _masked_values(value, shift, is_one, h1, value.new_empty(d + 1, batch + 1, length))
+            torch.mul(masked[h1], gamma, out=matrix[1])
+            rhs[group_pair] = matrix.view(-1, length)
         sorted_queries = queries.index_select(0, order)
         keep = any(ctx.needs_input_grad)  # False for an evaluation without gradients: save nothing
         sums, probabilities = _block_products(sorted_queries, key, rhs, blocks, keep)
+        sorted_rows = len(pairs) > 1
+        rank = torch.empty_like(order).index_copy_(0, order, torch.arange(length, device=order.device))
+        if sorted_rows:
+            sums = sums.index_select(1, rank)
+        sums = sums.view(2, d + 1, batch + 1, length)
 
-        # Query k = b T + n reads row r = t_bn T + n: its own batch block and the shared one.
-        position = torch.arange(length, device=device).repeat(batch)
-        row = tokens.flatten() * length + position
-        rank = torch.empty_like(order).index_copy_(0, order, rows)  # the inverse permutation of the sort
-        sorted_row = rank.index_select(0, row)
-        # Flat indices of the (d + 1, K) entries: one gather straight into the query-major layout.
-        entry = torch.arange(d + 1, device=device).unsqueeze(1)
-        totals_index = ((sorted_row * (batch + 1) + batch) * (d + 1)).unsqueeze(0) + entry
-        chosen_index = totals_index - ((batch - torch.arange(batch, device=device)) * (d + 1)).repeat_interleave(length)
-        flat_sums = sums.view(-1)
-        chosen = flat_sums.index_select(0, chosen_index.view(-1)).view(d + 1, -1)  # (d + 1, K)
-        totals = flat_sums.index_select(0, totals_index.view(-1)).view(d + 1, -1)
-        group = heavy.index_select(0, row).to(value.dtype)  # (K,): 1 where the heavy group is t = 1
-        heavy_total, heavy_sum = chosen[d], chosen[:d]
-        light_total = totals[d] - heavy_total
-        # sum E value over the light group: total minus the heavy group's (without its shift u),
-        # plus u if light is t = 1
-        shift_weight = light_total + group * (heavy_total - light_total)
-        light_sum = torch.addr(totals[:d] - heavy_sum, shift, shift_weight)
-
-        ones_so_far = tokens.cumsum(1).flatten()
-        present = torch.where(group.bool(), ones_so_far > 0, position + 1 > ones_so_far)
-        # Heavy-group entries below the float range are lost; relative to a heavy total above
-        # sqrt(tiny) they are below N sqrt(tiny) (float32: 1e-16), so only smaller totals fall back.
-        if bool((present & (heavy_total < math.sqrt(torch.finfo(value.dtype).tiny))).any()):
+        # Per query symbol and row (2, T): with L = total - H and lambda = exp((1 - 2h) beta), the output
+        # o = (H_v + lambda L_v) / (H_a + lambda L_a) is an affine map of the heavy sums H = (H_v, H_a):
+        #   numerator = (1 - lambda) H_v + a H_a + c_v,  denominator = (1 - lambda) H_a + c_a,
+        # a = lambda (2h - 1) u, c_v = lambda (total_v + (1 - h) u total_a), c_a = lambda total_a.
+        group = heavy.to(dtype)  # 1 where the heavy group is t = 1
+        light_weight = torch.exp((1 - 2 * group) * beta)
+        heavy_weight = 1 - light_weight
+        totals = sums[:, :, batch]  # (2, d + 1, T)
+        mix = (light_weight * (2 * group - 1)).unsqueeze(1) * shift.unsqueeze(1)  # a: (2, d, T)
+        offset = light_weight.unsqueeze(1) * torch.addcmul(
+            totals[:, :d], ((1 - group) * totals[:, d]).unsqueeze(1), shift.unsqueeze(1)
+        )
+        heavy_sum, heavy_total = sums[:, :d, :batch], sums[:, d, :batch]  # (2, d, B, T), (2, B, T)
+        own = torch.stack((1 - is_one, is_one))  # (2, B, T): 1 in the slot of the query's own symbol
+        denominator = torch.addcmul((light_weight * totals[:, d]).unsqueeze(1), heavy_weight.unsqueeze(1), heavy_total)
+        # Entries below the float range are lost; relative to a denominator above sqrt(tiny) they are
+        # below N sqrt(tiny) (float32: 1e-16), so only smaller denominators fall back.
+        if bool(((denominator < math.sqrt(torch.finfo(dtype).tiny)) & own.bool()).any()):
             raise ScoresOutOfRange
-        # An absent heavy group has exactly zero sums; the light group then carries the whole row (weight 1).
-        light_weight = torch.exp(((1 - 2 * group) * beta.index_select(0, row)).mul_(present))
-        denominator = torch.addcmul(heavy_total, light_weight, light_total)
-        out = torch.addcmul(heavy_sum, light_sum, light_weight).div_(denominator)  # (d, K)
+        # own / denominator: the other symbol's slot is 0 (its denominator set to 1, never read)
+        scale = own.div_(torch.addcmul(1 - own, denominator, own))
+        numerator = torch.addcmul(offset.unsqueeze(2), mix.unsqueeze(2), heavy_total.unsqueeze(1))
+        numerator.addcmul_(heavy_sum, heavy_weight.view(2, 1, 1, length))
+        out = numerator.mul_(scale.unsqueeze(1)).sum(0)  # (d, B, T): exact, the other slot adds 0
         if keep:
-            ctx.blocks, ctx.probabilities = blocks, probabilities
-            ctx.indices = (order, row, chosen_index, totals_index)
+            ctx.blocks, ctx.probabilities, ctx.rhs, ctx.masked = blocks, probabilities, rhs, masked
+            ctx.sorted_rows = sorted_rows
             ctx.save_for_backward(
-                sorted_queries,
-                key,
-                shift,
-                is_one,
-                rhs[0],
-                rhs[1],
-                group,
-                present,
-                light_total,
-                light_sum,
-                shift_weight,
-                light_weight,
-                denominator,
-                out,
+                sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out
             )
-        return out.T.view(batch, length, d)
+        return out.permute(1, 2, 0)  # (B, T, d)
 
     @staticmethod
     def backward(ctx, grad_out):
-        (
-            sorted_queries,
-            key,
-            shift,
-            is_one,
-            rhs0,
-            rhs1,
-            group,
-            present,
-            light_total,
-            light_sum,
-            shift_weight,
-            light_weight,
-            denominator,
-            out,
-        ) = ctx.saved_tensors
-        order, row, chosen_index, totals_index = ctx.indices
-        length, batch = is_one.shape
+        (sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out) = (
+            ctx.saved_tensors
+        )
+        batch, length = is_one.shape
         d = key.shape[1]
-        grad_numerator = grad_out.reshape(-1, d).T.contiguous().div_(denominator)  # (d, K)
-        grad_denominator = -(grad_numerator * out).sum(0)
-        grad_light_sum = grad_numerator * light_weight
-        grad_light_weight = torch.addcmul((grad_numerator * light_sum).sum(0), grad_denominator, light_total)
-        # light_sum = totals_v - heavy_sum + shift_weight u, shift_weight = g heavy_total + (1 - g) light_total
-        grad_shift_weight = torch.mv(grad_light_sum.T, shift)
-        grad_shift = torch.mv(grad_light_sum, shift_weight)
-        grad_light_total = light_weight * grad_denominator + (1 - group) * grad_shift_weight
-        grad_heavy_total = grad_denominator + group * grad_shift_weight - grad_light_total  # light = total - heavy
-        grad_heavy_sum = grad_numerator - grad_light_sum
-        # w = exp((1 - 2h) beta): dw/dbeta = (1 - 2h) w; 0 without a heavy group
-        grad_beta_k = ((1 - 2 * group) * light_weight * grad_light_weight).mul_(present)
-        grad_beta = torch.zeros(2 * length, dtype=key.dtype, device=key.device).index_add_(0, row, grad_beta_k)
-
-        grad_sums = torch.zeros(2 * length * (batch + 1) * (d + 1), dtype=key.dtype, device=key.device)
-        # one query per (row, batch element); the row totals are shared by the queries of a row
-        grad_sums.index_copy_(
-            0, chosen_index.view(-1), torch.cat((grad_heavy_sum, grad_heavy_total.unsqueeze(0))).view(-1)
+        heavy_sum, heavy_total, totals = sums[:, :d, :batch], sums[:, d, :batch], sums[:, :, batch]
+        heavy_weight = 1 - light_weight
+        mix_weight = light_weight * (2 * group - 1)
+        mix = mix_weight.unsqueeze(1) * shift.unsqueeze(1)
+        # The gradient of the numerator is grad * scale: each query's in its own symbol's slot, 0 in the other.
+        grad = grad_out.permute(2, 0, 1).contiguous().unsqueeze(0)  # (1, d, B, T)
+        grad_denominator = -(grad * out).sum(1) * scale  # (2, B, T)
+        grad_sums = grad_out.new_empty(2, d + 1, batch + 1, length)
+        torch.mul(grad, (scale * heavy_weight.unsqueeze(1)).unsqueeze(1), out=grad_sums[:, :d, :batch])
+        grad_sums[:, d, :batch] = torch.addcmul(
+            (grad * mix.unsqueeze(2)).sum(1) * scale, grad_denominator, heavy_weight.unsqueeze(1)
         )
-        grad_sums.index_add_(
-            0, totals_index.view(-1), torch.cat((grad_light_sum, grad_light_total.unsqueeze(0))).view(-1)
+        # Per row: the gradients of the coefficients (1 - lambda), a, c_v, c_a
+        grad_heavy_weight = ((grad * heavy_sum).sum(1) * scale + grad_denominator * heavy_total).sum(1)
+        grad_mix = (grad * (scale * heavy_total).unsqueeze(1)).sum(2)  # (2, d, T)
+        grad_offset = (grad * scale.unsqueeze(1)).sum(2)
+        grad_offset_total = grad_denominator.sum(1)  # (2, T)
+        light_of_ones = light_weight * (1 - group)
+        grad_offset_shift = (grad_offset * shift.unsqueeze(1)).sum(1)
+        grad_sums[:, :d, batch] = light_weight.unsqueeze(1) * grad_offset
+        grad_sums[:, d, batch] = light_weight * grad_offset_total + light_of_ones * grad_offset_shift
+        grad_shift = (grad_mix * mix_weight.unsqueeze(1)).sum((0, 2)) + (
+            grad_offset * (light_of_ones * totals[:, d]).unsqueeze(1)
+        ).sum((0, 2))
+        # lambda's gradient, then beta's: dlambda/dbeta = (1 - 2h) lambda
+        grad_light_weight = (
+            (grad_mix * shift.unsqueeze(1)).sum(1) * (2 * group - 1)
+            + (grad_offset * totals[:, :d]).sum(1)
+            + (grad_offset_shift * (1 - group) + grad_offset_total) * totals[:, d]
+            - grad_heavy_weight
         )
+        grad_beta = (1 - 2 * group) * light_weight * grad_light_weight
+        grad_sums = grad_sums.view(-1, length)
+        if ctx.sorted_rows:
+            grad_sums = grad_sums.index_select(1, order)
         grad_sorted, grad_key, grad_rhs = _block_products_backward(
-            grad_sums.view(2 * length, -1), sorted_queries, key, (rhs0, rhs1), ctx.blocks, ctx.probabilities
+            grad_sums, sorted_queries, key, ctx.rhs, ctx.blocks, ctx.probabilities
         )
-        grad_queries = torch.empty_like(grad_sorted).index_copy_(0, order, grad_sorted)
+        grad_queries = grad_sorted.index_select(0, rank)
 
-        grad_value = torch.zeros_like(key)
-        for g, grad in enumerate(grad_rhs):
-            grad = grad.view(length, batch + 1, d + 1)[..., :d]
-            mask = is_one if g else 1 - is_one
-            per_batch = torch.bmm(mask.unsqueeze(1), grad[:, :batch]).squeeze(1)  # (T, d)
-            grad_value += per_batch + grad[:, batch]
-            if g:
-                grad_shift = grad_shift + per_batch.sum(0)
-        return grad_queries, grad_key, grad_value, grad_shift, grad_beta, None
+        # rhs[pair] = (R_{h0}, gamma R_{h1}); R_h = mask_h * [value (+ u for h = 1 in the batch columns), 1]
+        grad_masked = {h: torch.zeros_like(matrix) for h, matrix in ctx.masked.items()}
+        grad_gamma = torch.zeros_like(gamma)
+        for group_pair, grad in grad_rhs.items():
+            grad = grad.view(2, d + 1, batch + 1, length)
+            grad_masked[group_pair & 1] += grad[0]
+            grad_masked[group_pair >> 1].addcmul_(grad[1], gamma)
+            grad_gamma += (grad[1] * ctx.masked[group_pair >> 1]).sum((0, 1))
+        grad_value = torch.zeros_like(key.T)
+        for h, grad in grad_masked.items():
+            in_group = (grad[:d, :batch] * (is_one if h else 1 - is_one)).sum(1)  # (d, T)
+            grad_value += in_group + grad[:d, batch]
+            if h:  # the batch columns of group 1 carry value + u
+                grad_shift = grad_shift + in_group.sum(1)
+        return grad_queries, grad_key, grad_value.T, grad_shift, grad_gamma, grad_beta, None
 
 
 def binary_token_attention(
@@ -250,11 +267,15 @@ def binary_token_attention(
     length = tokens.shape[1]
     d = e.shape[0]
     p = p[:length]
-    query = p @ W_Q.T
-    queries = torch.cat((query, query + W_Q @ e)) * (1.0 / math.sqrt(d))  # (2T, d): row r = (tau, n) = divmod(r, T)
+    scale = 1.0 / math.sqrt(d)
+    queries = p @ W_Q.T * scale  # Q: the positional queries
+    w = W_Q @ e * scale  # a query's change when its symbol is 1
     key = p @ W_K.T
-    beta = queries @ (W_K @ e)  # (2T,): the score offset of keys with t_i = 1
+    kappa = W_K @ e
+    key_offset = key @ w  # c_i: the score change of key i for queries with symbol 1
+    gamma = torch.exp(key_offset - key_offset.detach().max())  # in (0, 1]; a constant shift cancels in softmax
+    beta = torch.stack((queries @ kappa, (queries + w) @ kappa))
     try:
-        return _BinaryTokenAttention.apply(queries, key, p @ W_V.T, W_V @ e, beta, tokens.long())
+        return _BinaryTokenAttention.apply(queries, key, p @ W_V.T, W_V @ e, gamma, beta, tokens.long())
     except ScoresOutOfRange:
         return None
