@@ -265,9 +265,10 @@ def test_float32_stays_accurate_for_large_scores():
 
 @pytest.mark.parametrize("shift", ("score_bound", "row_maximum"))
 def test_the_written_backward_passes_gradcheck(monkeypatch, shift):
-    """The hand-written backward against finite differences in float64, for every input of the kernel:
-    several row blocks, both key groups (beta on both sides of -ln 2), and each choice of row shift."""
-    monkeypatch.setattr(fast_attention, "BLOCK_ROWS", 8)
+    """The hand-written backward against finite differences in float64, for every input (e, p, W_Q, W_K,
+    W_V): several row blocks, rows of several group pairs (beta on both sides of -ln 2 for each query
+    symbol), key factors spanning many orders of magnitude, and each choice of row shift."""
+    monkeypatch.setattr(fast_attention, "BLOCK_ROWS", 4)
     monkeypatch.setattr(fast_attention, "SHIFT_BOUND_LIMIT", math.inf if shift == "score_bound" else -1.0)
     generator = torch.Generator().manual_seed(11)
     length, batch, d = 13, 3, 4
@@ -275,21 +276,22 @@ def test_the_written_backward_passes_gradcheck(monkeypatch, shift):
     def draw(*shape, scale=1.0):
         return (scale * torch.randn(*shape, generator=generator, dtype=torch.float64)).requires_grad_()
 
-    queries, key, value, shift_vector = draw(length, d), draw(length, d), draw(length, d), draw(d)
-    # key factors of queries with symbol 1 spanning e^-30..1 (their gradients then differ by as much)
-    gamma = torch.exp(-30 * torch.rand(length, generator=generator, dtype=torch.float64)).requires_grad_()
-    beta = torch.linspace(-3.0, 2.5, 2 * length, dtype=torch.float64)
-    beta = beta[torch.randperm(2 * length, generator=generator)].view(2, length).requires_grad_()
-    assert (beta + math.log(2)).abs().min() > 0.05  # no row sits on the boundary of the two groups
-    pairs = (beta[0] >= -math.log(2)).long() + 2 * (beta[1] >= -math.log(2)).long()
-    assert len(set(pairs.tolist())) >= 3  # rows of several group pairs: the rows are sorted
+    inputs = (draw(d, scale=1.5), draw(length, d, scale=1.5), draw(d, d), draw(d, d), draw(d, d))
     tokens = torch.randint(0, 2, (batch, length), generator=generator)
     tokens[:, 0] = torch.tensor([0, 1, 1])  # first positions of both symbols: empty key groups
+    with torch.no_grad():
+        queries, w, key, kappa, _, _ = fast_attention._projections(*inputs)
+        beta = torch.stack((queries @ kappa, (queries + w) @ kappa))
+        key_offset = key @ w
+    pairs = (beta[0] >= -math.log(2)).long() + 2 * (beta[1] >= -math.log(2)).long()
+    assert len(set(pairs.tolist())) >= 2  # rows of several group pairs: the rows are sorted
+    assert (beta + math.log(2)).abs().min() > 1e-3  # no row on the boundary of the two groups
+    assert key_offset.max() - key_offset.min() > 5  # key factors from 1 down to below e^-5
 
-    def attention(*inputs):
-        return fast_attention._BinaryTokenAttention.apply(*inputs, tokens)
+    def attention(*tensors):
+        return fast_attention._BinaryTokenAttention.apply(*tensors, tokens)
 
-    assert torch.autograd.gradcheck(attention, (queries, key, value, shift_vector, gamma, beta), eps=1e-6, atol=1e-8)
+    assert torch.autograd.gradcheck(attention, inputs, eps=1e-6, atol=1e-8)
 
 
 def test_both_row_shifts_give_the_same_attention(monkeypatch):
