@@ -1,8 +1,10 @@
 """Which training runs an experiment asks for, and the settings each run gets."""
 
+import dataclasses
+
 from conftest import l2g_transformer
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.runs import run_files
+from replication.papers.local_to_global.runs import run_files, training_priority
 
 SECTION = {
     "model": {"d": 8},
@@ -30,3 +32,14 @@ def test_runs_and_their_files_in_config_order():
         f"results/local_to_global/transformer/fig4/{init}/seed{seed}/losses.csv"
         for init, seed in [("standard", 1), ("standard", 2), ("ours", 1), ("ours", 2)]
     ]
+
+
+def test_longer_runs_get_higher_scheduling_priority():
+    """Priority 100 + (steps + evaluations / 3) / 100: the paper's Fig. 4 runs (2000 steps, a test every
+    step) start before Fig. 3's (800 steps, a test every 10), and every run before the cheap rules (<= 50)."""
+    run = l2g_transformer(SECTION).run("fig4")
+    fig4 = dataclasses.replace(run, steps=2000, eval_every=1)
+    fig3 = dataclasses.replace(run, steps=800, eval_every=10)
+    assert training_priority(fig4) == 100 + (2000 + 2001 // 3) // 100 == 126
+    assert training_priority(fig3) == 100 + (800 + 81 // 3) // 100 == 108
+    assert training_priority(dataclasses.replace(run, steps=1, eval_every=1)) == 100

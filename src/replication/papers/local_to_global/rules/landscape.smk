@@ -125,7 +125,8 @@ rule l2g_basin_fractions:
         "logs/local_to_global/basin_fractions.log",
     benchmark:
         "benchmarks/l2g_basin_fractions/run.tsv"
-    priority: 50
+    # The longest single job at paper settings (~100 s, longer than any training run): it starts first.
+    priority: 200
     conda:
         ENVIRONMENT
     resources:

@@ -10,6 +10,7 @@ from replication.papers.local_to_global.runs import (
     ablation_files,
     ablation_runs,
     run_files,
+    training_priority,
 )
 from replication.papers.local_to_global.settings import transformer_settings
 
@@ -33,7 +34,7 @@ rule l2g_transformer:
         experiment="|".join(L2G_EXPERIMENTS),
         init="|".join(INITS),
         seed=r"\d+",
-    priority: 100
+    priority: lambda wildcards: training_priority(L2G_RUN_SETTINGS[wildcards.experiment])
     conda:
         ENVIRONMENT
     threads: L2G_TRANSFORMER.threads
@@ -61,7 +62,7 @@ rule l2g_ablation_run:
         variant="peak_lr|schedule_horizon|two_symbol_embedding|value_output|all_authors",
         init="standard|rank_one",
         seed=r"\d+",
-    priority: 100
+    priority: lambda wildcards: training_priority(L2G_RUN_SETTINGS[wildcards.experiment])
     conda:
         ENVIRONMENT
     threads: L2G_TRANSFORMER.threads
