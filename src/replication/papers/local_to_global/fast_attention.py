@@ -22,18 +22,26 @@ weighted values and A_l, M_l the light group's,
 
     o_n = (M_h + lambda M_l) / (A_h + lambda A_l).
 
-The subtraction is stable: its rounding error, lambda eps sum_i E_ni |v_i|, is at most 2 eps max |v|
-after the division (for lambda >= 1 the denominator is at least the row total; for lambda < 1
-either A_h or A_l is at least half of it). Rows are sorted by their pair of groups (one per query
-symbol; at most three pairs occur, since beta^1 - beta^0 is one constant) and then by position, so
-the causal triangle is skipped block by block. The only limit is a row whose heavy group sums to
-below sqrt(tiny) (a row of S spanning about half the floating-point exponent range; float32: ~43):
-``binary_token_attention`` then returns None and the caller uses the general kernel.
+The light group is never formed by a subtraction that the division cannot absorb: with
+L = total - H, the output is an affine map of the heavy sums, per row and query symbol,
 
-The backward is written out (checked against autograd through PyTorch's kernel and with
-torch.autograd.gradcheck in tests/test_l2g_fast_attention.py); a row's shift is a constant there.
-Per-query quantities live in a (position, value entry, batch) layout, so that a query's scalars
-broadcast along contiguous batch rows and the choice of query symbol is an elementwise select.
+    numerator = (1 - lambda) M_h + lambda (2h - 1) u A_h + lambda (total_v + (1 - h) u total_a),
+    denominator = (1 - lambda) A_h + lambda total_a,
+
+whose rounding error is at most a few eps max |v| after the division (lambda <= 2, and for
+lambda < 1 either A_h or A_l is at least half the row total). Rows are sorted by their pair of
+groups (one per query symbol; at most three pairs occur, since beta^1 - beta^0 is one constant)
+and then by position, so the causal triangle is skipped block by block. Entries below the float
+range are lost; the only limit is a query whose denominator falls below sqrt(tiny) (keys whose
+factors gamma span about half the exponent range; float32: ~43), where ``binary_token_attention``
+returns None and the caller uses the general kernel.
+
+The projections are part of the function, and the backward is written out (checked against
+autograd through PyTorch's kernel and with torch.autograd.gradcheck in
+tests/test_l2g_fast_attention.py); a row's shift, and gamma's, is a constant there. Sums are laid
+out (query symbol, value entry, batch column, position) with positions contiguous, so that every
+per-row and per-query factor broadcasts along long rows and the choice of a query's symbol is a
+product with a 0/1 mask.
 """
 
 from __future__ import annotations
