@@ -305,3 +305,32 @@ def test_external_matching(tmp_path):
     found = [p.relative_to(tmp_path).as_posix() for p in external_matches("my_paper/fig4", tmp_path)]
     assert found == ["My-Paper/fig4 (copy).jpeg", "My-Paper/fig4.JPG", "My-Paper/fig4.jpeg", "My-Paper/fig4_eq9.png"]
     assert external_matches("my_paper/fig4", str(tmp_path)) == [tmp_path / name for name in found]
+
+
+def test_report_cells_and_quantity_rows():
+    from replication.diff.report import cell, report_html
+
+    assert (cell(0.000123456), cell(1234.5), cell(float("nan")), cell(3), cell("a < b")) == (
+        "0.000123",
+        "1.23e+03",
+        "",
+        "3",
+        "a < b",
+    )
+    base = {"key": "p/a", "paper": "P & Q", "figure": "Fig. <1>", "status": "fail", "passed": False, "message": "m"}
+    summary = pd.DataFrame(
+        [
+            {**base, "quantity": "at the bound", "deviation": 1.0, "tolerance": 1.0, "margin": 1.0, "reason": "r1"},
+            {**base, "quantity": "above", "deviation": 1.5, "tolerance": 1.0, "margin": 1.5, "reason": "r2"},
+        ]
+    )
+    other = {**base, "key": "p/b", "status": "missing figure", "quantity": "", "deviation": float("nan")}
+    summary = pd.concat([summary, pd.DataFrame([{**other, "tolerance": float("nan"), "margin": float("nan"),
+                                                 "reason": "missing figure"}])], ignore_index=True)  # fmt: skip
+    html = report_html(summary, figure_verdicts(summary), {"p/a": None}, [], "refs", 1.5, ({}, {}))
+    assert "2 figures, 0 pass, 2 fail" in html and "1.5 x the numerical-noise envelope" in html
+    assert "<tr class='pass'><td>at the bound</td><td>1</td><td>1</td><td>1</td><td>r1</td></tr>" in html
+    assert "<tr class='fail'><td>above</td><td>1.5</td><td>1</td><td>1.5</td><td>r2</td></tr>" in html
+    assert "<p>P &amp; Q Fig. &lt;1&gt;. m</p>" in html
+    assert "<img src='images/p/a.png'>" in html and "images/p/b.png" not in html  # quantities only when compared
+    assert "<td>missing figure</td><td></td><td></td><td>m</td>" in html  # no margin, no worst quantity
