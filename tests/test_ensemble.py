@@ -50,6 +50,14 @@ def test_column_spread_by_hand():
     assert column_spread(member, base)["x"] == (1.0, pytest.approx(0.5 / 1.5))  # relative to the base
 
 
+def test_column_spread_of_true_false_columns():
+    """pandas counts booleans as numbers: a flag that flips moves by 1 (relative: unbounded from False)."""
+    base = pd.DataFrame({"fitted": [True, False, True]})
+    assert column_spread(base, pd.DataFrame({"fitted": [True, True, False]})) == {"fitted": (1.0, math.inf)}
+    assert column_spread(base, base) == {"fitted": (0.0, 0.0)}
+
+
+@pytest.mark.filterwarnings("error")  # no RuntimeWarning from 0 / 0 or x / 0 in the job's log
 def test_column_spread_of_zeros_and_nans():
     base = pd.DataFrame({"zero": [0.0, 0.0], "nan": [np.nan, 2.0], "gone": [1.0, 2.0], "neg": [-2.0, -8.0]})
     member = pd.DataFrame({"zero": [0.0, 1e-9], "nan": [np.nan, 2.0], "gone": [np.nan, 2.0], "neg": [-3.0, -8.0]})
@@ -111,7 +119,7 @@ def test_measure_envelope(tmp_path, monkeypatch):
     (base / "figures").mkdir(parents=True)
     (base / "figures" / "all").write_text(
         "path\tsha256\tpaper\tfigure\n"
-        "figures/p/fig1.pdf\tx\tP\t1\nfigures/p/fig2.pdf\tx\tP\t2\nfigures/p/fig3.pdf\tx\tP\t3\nfigures/p/t.md\tx\tP\tt\n"
+        "figures/p/fig3.pdf\tx\tP\t3\nfigures/p/fig1.pdf\tx\tP\t1\nfigures/p/fig2.pdf\tx\tP\t2\nfigures/p/t.md\tx\tP\tt\n"
     )
     fig1 = pd.DataFrame({"curve": ["a", "a"], "x": [1.0, 2.0], "y": [1.0, 2.0]})
     write_figure(base, "p/fig1", fig1)
@@ -149,6 +157,12 @@ def test_measure_envelope(tmp_path, monkeypatch):
     assert sorted(seen) == sorted(
         (folder / "figures" / f"p/{name}.png", base / "figures" / f"p/{name}.png")
         for folder, name in ((m1, "fig1"), (m2, "fig1"), (m1, "fig2"))
+    )
+    # The members' order does not matter: the largest of each, whichever member moved it most.
+    reversed_order = measure_envelope(base, [m2, m1])
+    pd.testing.assert_frame_equal(
+        reversed_order.sort_values(["key", "column"], ignore_index=True),
+        frame.sort_values(["key", "column"], ignore_index=True),
     )
     assert measure_envelope(base, []).empty and list(measure_envelope(base, []).columns) == ENVELOPE_COLUMNS
 
@@ -238,3 +252,38 @@ def test_member_zero_is_refused_before_any_run(tmp_path, monkeypatch, members):
     bad = [m for m in members if m < 1][0]
     assert str(error.value) == f"ensemble member {bad}: members are integers >= 1 (0 is the unperturbed run)"
     assert len(calls) == members.index(bad)  # the members before it ran
+
+
+def test_progress_lines_reach_the_log_in_order(tmp_path):
+    """The members' lines go out as they are printed: in a log (a pipe, block-buffered) they stand
+    before and after their member's Snakemake output, and the last one is out before run_members
+    returns (bless then runs for minutes). The child fakes Snakemake by writing to the same pipe."""
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys\n"
+            "from replication import ensemble\n"
+            "def snakemake(command, check, env):\n"
+            "    os.write(1, f'snakemake {env[ensemble.VARIABLE]}\\n'.encode())\n"
+            "ensemble.subprocess.run = snakemake\n"
+            "ensemble.run_members([1, 2], 'c.yaml', sys.argv[1], ['figures/all'])\n"
+            "os.write(1, b'returned\\n')\n",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    lines = [line.split(":")[0] if line.startswith("ensemble") else line for line in child.stdout.splitlines()]
+    assert lines == [
+        "ensemble member 1",
+        "snakemake 1",
+        "ensemble member 1",
+        "ensemble member 2",
+        "snakemake 2",
+        "ensemble member 2",
+        "returned",
+    ]
+    assert " s wall, " in child.stdout.splitlines()[2] and " s wall, " in child.stdout.splitlines()[5]

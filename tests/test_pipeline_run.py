@@ -180,6 +180,18 @@ def test_a_holder_that_wrote_no_pid_is_unknown(tmp_path):
             take_run_lock(tmp_path)
 
 
+@pytest.mark.timeout(20)
+def test_a_garbled_holder_record_is_still_shown(tmp_path):
+    """A lock file whose bytes are not text (a crash mid-write, another tool) still gives the message."""
+    lock = tmp_path / ".snakemake" / "run.flock"
+    lock.parent.mkdir()
+    lock.write_bytes(b"12\xff34\n")
+    with open(lock) as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with pytest.raises(LiveRun, match="\\(process 12\ufffd34\\): wait"):
+            take_run_lock(tmp_path)
+
+
 def test_snakemake_started_outside_make_stops_the_run_and_frees_the_lock(tmp_path, monkeypatch):
     seen = []
 

@@ -123,6 +123,7 @@ def test_spec_claim_number_is_the_last_number_of_its_id():
         ("Local to Global", "local_to_global"),
         ("LOCAL-TO-GLOBAL", "local_to_global"),
         ("local", "local_to_global"),  # the start of a name
+        ("[Local to Global]", "local_to_global"),  # punctuation around it
         ("Local to Global: Learning Dynamics", "local_to_global"),  # the start of the title
         ("Local to Global (the transformer runs)", "local_to_global"),  # starts with the name
         ("benign overfitting", "benign_overfitting"),
