@@ -152,3 +152,82 @@ def test_over_runs_statistics():
 def test_unknown_kind_is_rejected():
     with pytest.raises(ValueError, match="kind 'maybe'; allowed: checked, documentation, not checkable"):
         Claim(LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r", kind="maybe")
+
+
+def test_an_unreported_claim_is_a_full_row_of_the_spec(tmp_path):
+    merged = merge_claims([tmp_path / "a.csv", tmp_path / "b.csv"]).set_index("claim_id")
+    claim = LOCAL.claims[2]
+    row = merged.loc[claim.id].to_dict()
+    for statistic in ("measured", "holds_fraction", "ci_low", "ci_high"):
+        assert np.isnan(row.pop(statistic)), statistic
+    assert row == {
+        "paper": LOCAL.name,
+        "figure": claim.figure,
+        "statement": claim.statement,
+        "threshold": claim.check,
+        "holds": False,
+        "reason": f"no claims table reports it (missing: {tmp_path / 'a.csv'}, {tmp_path / 'b.csv'})",
+        "kind": "checked",
+        "rule": "no measurement",
+        "n_runs": 0,
+    }
+
+
+def test_tables_without_the_statistics_columns_are_single_measurements(tmp_path):
+    pd.DataFrame([[LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r"]], columns=CLAIM_COLUMNS[:8]).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    merged = merge_claims([tmp_path / "t.csv"])
+    row = merged.set_index("claim_id").loc["L2G-1"]
+    assert (row.kind, row.rule, row.n_runs) == ("checked", "single measurement", 1)
+    assert merged.n_runs.dtype.kind == "i"  # counts of runs, written as integers to results/claims.csv
+    assert merged.set_index("claim_id").n_runs.drop("L2G-1").eq(0).all()  # the spec claims no table reports
+
+
+def test_unknown_kinds_in_a_table_are_named(tmp_path):
+    frame = pd.DataFrame([[LOCAL.name, str(i), "Fig. 1", "s", 1.0, "t", True, "r"] for i in range(4)],
+                         columns=CLAIM_COLUMNS[:8]).assign(kind=["perhaps", "checked", "maybe", "perhaps"])  # fmt: skip
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    with pytest.raises(ValueError) as error:
+        merge_claims([tmp_path / "t.csv"])
+    assert str(error.value) == "claims tables: kind 'maybe', 'perhaps'; allowed: checked, documentation, not checkable"
+
+
+def test_papers_keep_the_order_of_their_rows(tmp_path):
+    """Rows are grouped by paper in the registry's order, each paper's rows in the order of the tables
+    (a stable sort: 40 rows beyond the spec, interleaved, enough for an unstable sort to reorder)."""
+    names = [LOCAL.name, BENIGN.name, "Some other paper"]
+    rows = [[names[i % 3], f"extra-{i:02d}", "", "s", float(i), "t", True, "r"] for i in range(40)]
+    pd.DataFrame(rows, columns=CLAIM_COLUMNS[:8]).to_csv(tmp_path / "t.csv", index=False)
+    merged = merge_claims([tmp_path / "t.csv"])
+    extra = merged[merged.claim_id.str.startswith("extra-")]
+    for name in names:
+        ids = extra[extra.paper == name].claim_id.tolist()
+        assert ids == sorted(ids) and len(ids) in (13, 14)
+    order = [name for i, name in enumerate(merged.paper) if i == 0 or merged.paper[i - 1] != name]
+    assert order == names  # the registry's papers first, then the others
+
+
+def test_no_claims_at_all_is_an_empty_table(monkeypatch):
+    import replication.claims_report as report
+
+    monkeypatch.setattr(report, "papers", lambda: ())
+    merged = merge_claims([])
+    assert merged.empty and list(merged.columns) == CLAIM_COLUMNS
+
+
+def test_holds_in_is_shown_only_for_measured_checked_claims(tmp_path):
+    write_claims(
+        [
+            Claim(LOCAL.name, "1", "Fig. 1", "over seeds", 1.0, "t", reason="r", **over_runs([1, 1, 0, 1], 0.75)),
+            Claim(LOCAL.name, "2", "Fig. 2", "one run", 1.0, "t", False, "r"),
+            Claim(LOCAL.name, "3", "Fig. 3", "identity", 1.0, "t", True, "r", kind="documentation", holds_fraction=1.0),
+        ],
+        tmp_path / "t.csv",
+    )  # fmt: skip
+    text = squeeze_markdown(claims_markdown(merge_claims([tmp_path / "t.csv"])))
+    cells = {line.split(" | ")[0].strip("| "): line.split(" | ")[7] for line in text.splitlines() if "| L2G-" in line}
+    assert cells["L2G-1"] == "0.75 [0.19, 0.99]"  # Clopper-Pearson 95% for 3 of 4
+    assert cells["L2G-2"] == "0.00"  # one run: its outcome, no interval
+    assert cells["L2G-3"] == ""  # documentation: never a fraction of runs
+    assert cells["L2G-4"] == ""  # not reported: no runs, no fraction
