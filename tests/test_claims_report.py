@@ -1,6 +1,7 @@
 """The claims report: every spec claim listed, reported rows merged, failures never hidden."""
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -231,3 +232,36 @@ def test_holds_in_is_shown_only_for_measured_checked_claims(tmp_path):
     assert cells["L2G-2"] == "0.00"  # one run: its outcome, no interval
     assert cells["L2G-3"] == ""  # documentation: never a fraction of runs
     assert cells["L2G-4"] == ""  # not reported: no runs, no fraction
+
+
+def test_documentation_and_not_checkable_rows_field_by_field():
+    row = documentation(
+        LOCAL.name, "3", "Fig. 2", "an identity", 2, "== 0", 1, "exact", "a formula with itself"
+    )
+    assert asdict(row) == {
+        **asdict(row),  # the statistics columns: NaN, checked below
+        "paper": LOCAL.name,
+        "claim_id": "3",
+        "figure": "Fig. 2",
+        "statement": "an identity",
+        "measured": 2.0,
+        "threshold": "== 0",
+        "holds": True,
+        "reason": "exact; documentation: a formula with itself",
+        "kind": "documentation",
+        "rule": "not a test",
+        "n_runs": 1,
+    }
+    assert type(row.measured) is float and type(row.holds) is bool
+    assert np.isnan(row.holds_fraction) and np.isnan(row.ci_low) and np.isnan(row.ci_high)  # never a fraction
+    row = not_checkable(BENIGN.name, "text-1", "Sec. 5", "a sentence", "no data for it")
+    assert (row.paper, row.claim_id, row.figure, row.statement) == (BENIGN.name, "text-1", "Sec. 5", "a sentence")
+    assert (row.threshold, row.holds, row.reason, row.kind, row.rule, row.n_runs) == (
+        "",
+        False,
+        "no data for it",
+        "not checkable",
+        "none",
+        0,
+    )
+    assert np.isnan(row.measured) and np.isnan(row.holds_fraction)
