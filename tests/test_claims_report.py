@@ -235,9 +235,7 @@ def test_holds_in_is_shown_only_for_measured_checked_claims(tmp_path):
 
 
 def test_documentation_and_not_checkable_rows_field_by_field():
-    row = documentation(
-        LOCAL.name, "3", "Fig. 2", "an identity", 2, "== 0", 1, "exact", "a formula with itself"
-    )
+    row = documentation(LOCAL.name, "3", "Fig. 2", "an identity", 2, "== 0", 1, "exact", "a formula with itself")
     assert asdict(row) == {
         **asdict(row),  # the statistics columns: NaN, checked below
         "paper": LOCAL.name,
