@@ -78,6 +78,7 @@ def diffed(tmp_path_factory):
     external = root / "external"
     figure(external / "p", "same_from_the_paper", pixels((0, 0, 1, 0)), csv=False)
     figure(external / "p", "unmade", csv=False)  # no regenerated image to show it beside
+    figure(external / "p", "resized", np.zeros((16, 12, 3), np.uint8), csv=False)  # scaled to our height
     (external / "p" / "same.pdf").write_bytes(b"%PDF")  # not a raster image
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
@@ -216,6 +217,10 @@ def test_external_images_are_shown_beside_ours(diffed):
     panel = np.asarray(Image.open(root / "out" / "images" / "external" / "p" / "same.png").convert("RGB"))
     assert panel.shape == (8, 8 + 16 + 8, 3)  # ours | 16 px gap | theirs, at our height
     assert verdicts.loc["p/same", "status"] == "pass"  # not compared with the external image
+    # Ours is 8 high and 9 wide; theirs, 16 x 12, is scaled to 8 x 6.
+    panel = np.asarray(Image.open(root / "out" / "images" / "external" / "p" / "resized.png").convert("RGB"))
+    assert panel.shape == (8, 9 + 16 + 6, 3)
+    assert (panel[:, 25:] == 0).all() and (panel[:, 9:25] == 255).all()  # theirs (black) after the white gap
 
 
 def test_envelope_widens_image_and_data_tolerances(tmp_path, monkeypatch):
