@@ -263,3 +263,30 @@ def test_documentation_and_not_checkable_rows_field_by_field():
         0,
     )
     assert np.isnan(row.measured) and np.isnan(row.holds_fraction)
+
+
+def test_binomial_interval_edges_and_confidence():
+    from scipy.stats import beta
+
+    from replication.claims import binomial_interval
+
+    assert all(np.isnan(binomial_interval(0, 0))) and all(np.isnan(binomial_interval(0, -1)))  # no trials
+    # Clopper-Pearson: for 1 of 1 the interval is [(alpha/2)^(1/n), 1].
+    assert binomial_interval(1, 1) == (pytest.approx(0.025), 1.0)
+    # Its bounds are beta quantiles (a second computation): 4 of 5 at 90% and at the default 95%.
+    for confidence in (0.90, 0.95):
+        alpha = 1 - confidence
+        low, high = beta.ppf(alpha / 2, 4, 2), beta.ppf(1 - alpha / 2, 5, 1)
+        args = (4, 5, confidence) if confidence != 0.95 else (4, 5)
+        assert binomial_interval(*args) == (pytest.approx(low, rel=1e-9), pytest.approx(high, rel=1e-9))
+
+
+def test_over_runs_of_no_runs_and_of_truth_values():
+    none = over_runs([])
+    assert none["n_runs"] == 0 and not none["holds"] and none["rule"] == "holds in every run"
+    assert np.isnan(none["holds_fraction"]) and np.isnan(none["ci_low"]) and np.isnan(none["ci_high"])
+    counted = over_runs([2, 0, 1])  # any non-zero outcome is a run in which it holds
+    assert (counted["n_runs"], counted["holds_fraction"]) == (3, pytest.approx(2 / 3))
+    assert over_runs([[True, False], [True, True]], required=0.75)["n_runs"] == 4  # cells of a grid, flattened
+    assert over_runs([True, False, True, True], required=0.75)["rule"] == "holds in >= 75% of runs"
+    assert over_runs([True], required=1.0)["rule"] == "holds in every run"
