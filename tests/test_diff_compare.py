@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from conftest import shared_scope
 from replication.diff import SUMMARY_COLUMNS, diff_figures, figure_key, figure_verdicts, reference_keys
 from replication.diff.compare import external_matches
 
@@ -47,7 +48,7 @@ def shifted(column, row, by):
     return data
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def diffed(tmp_path_factory):
     """References and regenerations, then their diff. Names say what differs from the reference."""
     root = tmp_path_factory.mktemp("diff")

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from conftest import shared_scope
 from replication.diff import compare_image
 from replication.plotting import apply_style, save_figure
 
@@ -35,7 +36,7 @@ def nonzero_pixels(path):
     return int((np.asarray(Image.open(path).convert("RGB")) > 0).any(axis=2).sum())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def drawn(tmp_path_factory):
     """The reference and its regenerations, each drawn once for the module."""
     root = tmp_path_factory.mktemp("figures")

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from test_diff_images import draw
 
+from conftest import shared_scope
 from replication.diff import bless, diff_figures, external_matches, figure_verdicts
 
 DATA = {"atol": 1e-9, "rtol": 1e-6, "columns": {}}
@@ -15,7 +16,7 @@ def record(name, figure):
     return {"path": f"figures/paper_a/{name}.pdf", "paper": "Paper A", "figure": figure}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def project(tmp_path_factory):
     """A working directory with regenerated figures, a reference set and the diff of the two.
 
