@@ -113,6 +113,7 @@ def test_statuses_and_summary_columns(diffed):
     }
     assert verdicts.passed.to_dict() == {key: status == "pass" for key, status in verdicts.status.items()}
     assert (verdicts.paper == "Paper P").drop("p/gone").all() and verdicts.loc["p/gone", "paper"] == ""
+    assert verdicts.loc["p/gone", "figure"] == "" and verdicts.loc["p/same", "figure"] == "Fig. same"
 
 
 def test_identical_figure(diffed):
@@ -254,21 +255,27 @@ def test_envelope_widens_image_and_data_tolerances(tmp_path, monkeypatch):
     assert image.reason == "envelope: 2 x envelope 10 + diff.image_rms 5"
     assert table.loc["x", "reason"] == "floor: 2 x envelope 0 + atol 0 + rtol 0.01 |ref|"  # measured, zero
     assert rows(results[0], "env").loc["image rms", "tolerance"] == IMAGE_TOLERANCE
-    assert rows(results[2], "plain").loc["image rms", "reason"].startswith("floor (no envelope measured): 2 x")
+    plain = rows(results[2], "plain").loc["image rms"]
+    assert plain.tolerance == IMAGE_TOLERANCE  # no image envelope: nothing added
+    assert plain.reason == "floor (no envelope measured): 2 x envelope 0 + diff.image_rms 5"
     assert rows(results[2], "plain").loc["y", "tolerance"] == pytest.approx(2 * 0.5 + 1e-3)  # its own key only
     assert "2 x the numerical-noise envelope" in (tmp_path / "out2" / "report.html").read_text()
 
 
-def test_zero_image_tolerance(tmp_path, monkeypatch):
+@pytest.mark.parametrize("tolerance", [0.0, 0.5])
+def test_small_and_zero_image_tolerances(tmp_path, monkeypatch, tolerance):
+    """One channel of one pixel off by 1: RMS 1 / sqrt(192) = 0.072; margin 0.144 against 0.5, and
+    unbounded against 0 (where only identical images pass, with margin 0)."""
     ref, made = tmp_path / "reference", tmp_path / "figures"
     for name, image in (("same", WHITE), ("moved", pixels((0, 0, 0, 254)))):
         figure(ref / "p", name)
         figure(made / "p", name, image)
     monkeypatch.chdir(tmp_path)
-    summary = diff_figures([record("same"), record("moved")], ref, tmp_path / "out", 0.0, DATA)
+    summary = diff_figures([record("same"), record("moved")], ref, tmp_path / "out", tolerance, DATA)
     assert rows(summary, "same").loc["image rms", "margin"] == 0.0
     moved = rows(summary, "moved").loc["image rms"]
-    assert moved.deviation == pytest.approx(rms(1)) and moved.margin == math.inf
+    assert moved.deviation == pytest.approx(rms(1))
+    assert moved.margin == (pytest.approx(rms(1) / tolerance) if tolerance else math.inf)
 
 
 def test_provenances_side_by_side(tmp_path, monkeypatch):
