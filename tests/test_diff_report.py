@@ -165,6 +165,8 @@ def test_bless_copies_exactly_the_manifest(tmp_path):
     (run / "figures/provenance.json").write_text('{"cpu_model": "blessing CPU"}')
     dest = tmp_path / "reference" / "smoke"
     draw(dest / "stale" / "old.pdf")
+    (dest / "stale" / "deeper" / "er").mkdir(parents=True)  # nested folders that become empty
+    (dest / "stale" / "deeper" / "er" / "old.csv").write_text("x\n")
     (dest / "envelope.csv").write_text("key,column,envelope,envelope_rel,members\n")  # stale: no members now
     assert bless(run, dest) == ["paper_a/one", "paper_a/two"]
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == [
