@@ -1,6 +1,7 @@
 """The claims report: every spec claim listed, reported rows merged, failures never hidden."""
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -152,3 +153,140 @@ def test_over_runs_statistics():
 def test_unknown_kind_is_rejected():
     with pytest.raises(ValueError, match="kind 'maybe'; allowed: checked, documentation, not checkable"):
         Claim(LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r", kind="maybe")
+
+
+def test_an_unreported_claim_is_a_full_row_of_the_spec(tmp_path):
+    merged = merge_claims([tmp_path / "a.csv", tmp_path / "b.csv"]).set_index("claim_id")
+    claim = LOCAL.claims[2]
+    row = merged.loc[claim.id].to_dict()
+    for statistic in ("measured", "holds_fraction", "ci_low", "ci_high"):
+        assert np.isnan(row.pop(statistic)), statistic
+    assert row == {
+        "paper": LOCAL.name,
+        "figure": claim.figure,
+        "statement": claim.statement,
+        "threshold": claim.check,
+        "holds": False,
+        "reason": f"no claims table reports it (missing: {tmp_path / 'a.csv'}, {tmp_path / 'b.csv'})",
+        "kind": "checked",
+        "rule": "no measurement",
+        "n_runs": 0,
+    }
+
+
+def test_tables_without_the_statistics_columns_are_single_measurements(tmp_path):
+    pd.DataFrame([[LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r"]], columns=CLAIM_COLUMNS[:8]).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    merged = merge_claims([tmp_path / "t.csv"])
+    row = merged.set_index("claim_id").loc["L2G-1"]
+    assert (row.kind, row.rule, row.n_runs) == ("checked", "single measurement", 1)
+    assert merged.n_runs.dtype.kind == "i"  # counts of runs, written as integers to results/claims.csv
+    assert merged.set_index("claim_id").n_runs.drop("L2G-1").eq(0).all()  # the spec claims no table reports
+
+
+def test_unknown_kinds_in_a_table_are_named(tmp_path):
+    frame = pd.DataFrame([[LOCAL.name, str(i), "Fig. 1", "s", 1.0, "t", True, "r"] for i in range(4)],
+                         columns=CLAIM_COLUMNS[:8]).assign(kind=["perhaps", "checked", "maybe", "perhaps"])  # fmt: skip
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    with pytest.raises(ValueError) as error:
+        merge_claims([tmp_path / "t.csv"])
+    assert str(error.value) == "claims tables: kind 'maybe', 'perhaps'; allowed: checked, documentation, not checkable"
+
+
+def test_papers_keep_the_order_of_their_rows(tmp_path):
+    """Rows are grouped by paper in the registry's order, each paper's rows in the order of the tables
+    (a stable sort: 40 rows beyond the spec, interleaved, enough for an unstable sort to reorder)."""
+    names = [LOCAL.name, BENIGN.name, "Some other paper"]
+    rows = [[names[i % 3], f"extra-{i:02d}", "", "s", float(i), "t", True, "r"] for i in range(40)]
+    pd.DataFrame(rows, columns=CLAIM_COLUMNS[:8]).to_csv(tmp_path / "t.csv", index=False)
+    merged = merge_claims([tmp_path / "t.csv"])
+    extra = merged[merged.claim_id.str.startswith("extra-")]
+    for name in names:
+        ids = extra[extra.paper == name].claim_id.tolist()
+        assert ids == sorted(ids) and len(ids) in (13, 14)
+    order = [name for i, name in enumerate(merged.paper) if i == 0 or merged.paper[i - 1] != name]
+    assert order == names  # the registry's papers first, then the others
+
+
+def test_no_claims_at_all_is_an_empty_table(monkeypatch):
+    import replication.claims_report as report
+
+    monkeypatch.setattr(report, "papers", lambda: ())
+    merged = merge_claims([])
+    assert merged.empty and list(merged.columns) == CLAIM_COLUMNS
+
+
+def test_holds_in_is_shown_only_for_measured_checked_claims(tmp_path):
+    write_claims(
+        [
+            Claim(LOCAL.name, "1", "Fig. 1", "over seeds", 1.0, "t", reason="r", **over_runs([1, 1, 0, 1], 0.75)),
+            Claim(LOCAL.name, "2", "Fig. 2", "one run", 1.0, "t", False, "r"),
+            Claim(LOCAL.name, "3", "Fig. 3", "identity", 1.0, "t", True, "r", kind="documentation", holds_fraction=1.0),
+        ],
+        tmp_path / "t.csv",
+    )  # fmt: skip
+    text = squeeze_markdown(claims_markdown(merge_claims([tmp_path / "t.csv"])))
+    cells = {line.split(" | ")[0].strip("| "): line.split(" | ")[7] for line in text.splitlines() if "| L2G-" in line}
+    assert cells["L2G-1"] == "0.75 [0.19, 0.99]"  # Clopper-Pearson 95% for 3 of 4
+    assert cells["L2G-2"] == "0.00"  # one run: its outcome, no interval
+    assert cells["L2G-3"] == ""  # documentation: never a fraction of runs
+    assert cells["L2G-4"] == ""  # not reported: no runs, no fraction
+
+
+def test_documentation_and_not_checkable_rows_field_by_field():
+    row = documentation(LOCAL.name, "3", "Fig. 2", "an identity", 2, "== 0", 1, "exact", "a formula with itself")
+    assert asdict(row) == {
+        **asdict(row),  # the statistics columns: NaN, checked below
+        "paper": LOCAL.name,
+        "claim_id": "3",
+        "figure": "Fig. 2",
+        "statement": "an identity",
+        "measured": 2.0,
+        "threshold": "== 0",
+        "holds": True,
+        "reason": "exact; documentation: a formula with itself",
+        "kind": "documentation",
+        "rule": "not a test",
+        "n_runs": 1,
+    }
+    assert type(row.measured) is float and type(row.holds) is bool
+    assert np.isnan(row.holds_fraction) and np.isnan(row.ci_low) and np.isnan(row.ci_high)  # never a fraction
+    row = not_checkable(BENIGN.name, "text-1", "Sec. 5", "a sentence", "no data for it")
+    assert (row.paper, row.claim_id, row.figure, row.statement) == (BENIGN.name, "text-1", "Sec. 5", "a sentence")
+    assert (row.threshold, row.holds, row.reason, row.kind, row.rule, row.n_runs) == (
+        "",
+        False,
+        "no data for it",
+        "not checkable",
+        "none",
+        0,
+    )
+    assert np.isnan(row.measured) and np.isnan(row.holds_fraction)
+
+
+def test_binomial_interval_edges_and_confidence():
+    from scipy.stats import beta
+
+    from replication.claims import binomial_interval
+
+    assert all(np.isnan(binomial_interval(0, 0))) and all(np.isnan(binomial_interval(0, -1)))  # no trials
+    # Clopper-Pearson: for 1 of 1 the interval is [(alpha/2)^(1/n), 1].
+    assert binomial_interval(1, 1) == (pytest.approx(0.025), 1.0)
+    # Its bounds are beta quantiles (a second computation): 4 of 5 at 90% and at the default 95%.
+    for confidence in (0.90, 0.95):
+        alpha = 1 - confidence
+        low, high = beta.ppf(alpha / 2, 4, 2), beta.ppf(1 - alpha / 2, 5, 1)
+        args = (4, 5, confidence) if confidence != 0.95 else (4, 5)
+        assert binomial_interval(*args) == (pytest.approx(low, rel=1e-9), pytest.approx(high, rel=1e-9))
+
+
+def test_over_runs_of_no_runs_and_of_truth_values():
+    none = over_runs([])
+    assert none["n_runs"] == 0 and not none["holds"] and none["rule"] == "holds in every run"
+    assert np.isnan(none["holds_fraction"]) and np.isnan(none["ci_low"]) and np.isnan(none["ci_high"])
+    counted = over_runs([2, 0, 1])  # any non-zero outcome is a run in which it holds
+    assert (counted["n_runs"], counted["holds_fraction"]) == (3, pytest.approx(2 / 3))
+    assert over_runs([[True, False], [True, True]], required=0.75)["n_runs"] == 4  # cells of a grid, flattened
+    assert over_runs([True, False, True, True], required=0.75)["rule"] == "holds in >= 75% of runs"
+    assert over_runs([True], required=1.0)["rule"] == "holds in every run"

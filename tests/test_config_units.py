@@ -70,3 +70,14 @@ def test_figure_and_reference_paths(tmp_path):
     (tmp_path / "a.txt").write_text("1")
     assert paths.files_under(tmp_path) == [str(tmp_path / "a.txt"), str(tmp_path / "b" / "c" / "z.txt")]
     assert paths.files_under(None) == [] and paths.files_under("") == []
+
+
+def test_a_schema_snakemake_cannot_read_is_a_config_error_with_its_message(tmp_path):
+    """Not every WorkflowError of Snakemake's validate is a wrong value: an unreadable schema gives
+    Snakemake's own message, as a ConfigError without the traceback of the error behind it."""
+    schema = tmp_path / "broken.schema.json"
+    schema.write_text("{ not: [valid\n")
+    with pytest.raises(ConfigError) as error:
+        config._validate_against({"a": 1}, schema)
+    assert str(error.value).startswith("Schema file is not valid JSON or YAML.")
+    assert error.value.__cause__ is None and error.value.__suppress_context__

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from test_diff_images import draw
 
+from conftest import shared_scope
 from replication.diff import bless, diff_figures, external_matches, figure_verdicts
 
 DATA = {"atol": 1e-9, "rtol": 1e-6, "columns": {}}
@@ -15,7 +16,7 @@ def record(name, figure):
     return {"path": f"figures/paper_a/{name}.pdf", "paper": "Paper A", "figure": figure}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def project(tmp_path_factory):
     """A working directory with regenerated figures, a reference set and the diff of the two.
 
@@ -164,6 +165,8 @@ def test_bless_copies_exactly_the_manifest(tmp_path):
     (run / "figures/provenance.json").write_text('{"cpu_model": "blessing CPU"}')
     dest = tmp_path / "reference" / "smoke"
     draw(dest / "stale" / "old.pdf")
+    (dest / "stale" / "deeper" / "er").mkdir(parents=True)  # nested folders that become empty
+    (dest / "stale" / "deeper" / "er" / "old.csv").write_text("x\n")
     (dest / "envelope.csv").write_text("key,column,envelope,envelope_rel,members\n")  # stale: no members now
     assert bless(run, dest) == ["paper_a/one", "paper_a/two"]
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == [

@@ -27,9 +27,38 @@ SETTINGS = {
 def test_parse():
     assert parse(None) is None and parse("") is None and parse("0") is None
     assert parse("3") == Perturbation(3, 4.0) and parse(" 2:8 ") == Perturbation(2, 8.0)
-    for bad in ("x", "-1", "2:0", "2:abc"):
+    for bad in ("x", "-1", "2:0", "2:abc", "2:-1", "2:1048576.5", "0:0", "0:x"):
         with pytest.raises(ValueError, match=f"{VARIABLE}.*allowed"):
             parse(bad)
+    # The bounds of ulps: any positive number up to 2^20.
+    assert parse("2:0.5") == Perturbation(2, 0.5) and parse("2:100") == Perturbation(2, 100.0)
+    assert parse("2:1048576") == Perturbation(2, 2.0**20)
+    with pytest.raises(ValueError, match="0 < ulps <= 2"):
+        parse("2:1048577")
+
+
+@pytest.mark.parametrize("text", ["0:8", "00", " 0:4 ", "+0"])
+def test_member_zero_is_off_whatever_its_ulps(monkeypatch, text):
+    assert parse(text) is None
+    monkeypatch.setenv(VARIABLE, text)
+    values = np.linspace(0.5, 1.5, 5)
+    assert perturb(values, "x") is values
+
+
+def test_the_documented_formula(monkeypatch):
+    """values x (1 + ulps eps u), u ~ U(-1, 1) from the stream seeded by (member, crc32(name)):
+    every element its own u, each moved up where its u is positive."""
+    import zlib
+
+    monkeypatch.setenv(VARIABLE, "3:8")
+    values = np.full((4, 25), 1.5)  # one value: any spread in the result comes from u
+    u = np.random.default_rng([3, zlib.crc32(b"layer/w")]).uniform(-1.0, 1.0, size=(4, 25))
+    eps = np.finfo(np.float64).eps
+    moved = perturb(values, "layer/w")
+    assert moved.shape == values.shape and len(np.unique(moved)) > 10  # about 25 steps of one ulp
+    np.testing.assert_allclose(moved, 1.5 * (1 + 8 * eps * u), rtol=eps, atol=0)  # 8 ulps away: a sign flip fails
+    clear = np.abs(u) > 0.2  # moves of more than one ulp of 1.5, so the rounding cannot hide the direction
+    assert (np.sign(moved - values)[clear] == np.sign(u)[clear]).all()
 
 
 def test_off_returns_the_same_array(monkeypatch):

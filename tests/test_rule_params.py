@@ -7,7 +7,7 @@ import pickle
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, shared_scope
 from replication.config import validate_config
 from replication.papers.benign_overfitting.settings import settings as bo_settings
 from replication.papers.local_to_global.settings import landscape_settings, transformer_settings
@@ -24,7 +24,7 @@ def _typed_sections(config):
     return sections
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def paper_config():
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     return validate_config(config, ROOT / "workflow" / "schemas" / "config.schema.yaml")

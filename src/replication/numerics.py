@@ -45,7 +45,7 @@ def parse(text: str | None) -> Perturbation | None:
             f"Invalid environment variable {VARIABLE}={text!r}; allowed: <member>[:<ulps>] with "
             f"member an integer >= 0 (0 = off) and 0 < ulps <= 2^20, e.g. {VARIABLE}=2 or 2:8"
         )
-    return result
+    return result if result.member else None  # member 0 is the unperturbed run, whatever its ulps
 
 
 def active() -> Perturbation | None:

@@ -88,7 +88,7 @@ def compare_data(
                 error = np.nan_to_num(np.where(same, 0.0, np.abs(a - e)), nan=np.inf)  # NaN vs number: inf
                 allowed = k * spread + tol.atol + tol.rtol * np.abs(np.nan_to_num(e, nan=0.0, posinf=0.0, neginf=0.0))
                 ratio = np.where(same, 0.0, np.where(allowed > 0, error / allowed, np.inf))
-                relative = np.nan_to_num(np.where(same, 0.0, error / np.abs(e)), nan=np.inf)
+                relative = np.nan_to_num(np.where(same, 0.0, error / np.abs(e)), nan=np.inf, posinf=np.inf)
             bad = ratio > 1.0
             worst = int(np.argmax(ratio)) if len(ratio) else 0
             margin = float(ratio.max(initial=0.0))
