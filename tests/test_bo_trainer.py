@@ -3,10 +3,13 @@
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import shared_scope
 from replication.papers.benign_overfitting import model
 from replication.papers.benign_overfitting.data import head, sample_dataset
+from replication.papers.benign_overfitting.model import softmax
 from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram
 
 
@@ -88,3 +91,72 @@ def test_direct_trainer_records_nothing_unless_asked():
     assert records is None
     p_recorded, recorded = model.train_direct(data.x, data.y.astype(float), nu, 1e-2, 30, record_every=10)
     assert np.array_equal(p, p_recorded) and recorded.shape == (4, 6, 8)
+
+
+def _gram_loss(problem, a):
+    """The mean logistic loss written out in the span form: logits K a, softmax per sample."""
+    n, T = problem.gamma.shape
+    z = (problem.gram @ a).reshape(n, T)
+    s = np.exp(z - z.max(-1, keepdims=True))
+    s /= s.sum(-1, keepdims=True)
+    f = (s * problem.gamma).sum(-1)
+    return np.mean(np.log1p(np.exp(-problem.y * f)))
+
+
+def test_first_step_from_uniform_attention_by_hand():
+    """From a = 0 every s_it = 1/T and f_i = mean_t gamma_it, so one step gives
+    a_it = lr y_i (gamma_it - f_i) / (T n (1 + e^{y_i f_i})): the 1/n of the mean loss, worked out."""
+    problem = GramProblem.from_data(_data(8, d=30, n=5))
+    lr = 0.3
+    run = train_gram(*stack([problem]), lr, 1)
+    n, T = problem.gamma.shape
+    expected = np.zeros(n * T)
+    for i in range(n):
+        f = problem.gamma[i].mean()
+        for t in range(T):
+            expected[i * T + t] = (
+                lr * problem.y[i] * (problem.gamma[i, t] - f) / (T * n * (1 + np.exp(problem.y[i] * f)))
+            )
+    assert np.allclose(run.a[0], expected, rtol=1e-12, atol=0)
+    assert np.allclose(run.final_s[0], softmax((problem.gram @ expected).reshape(n, T)), rtol=1e-12)
+
+
+def test_a_duplicated_data_set_trains_the_same_parameter():
+    """The loss is a mean over samples: every sample twice is the same loss, so the same p. The
+    coefficients split evenly between the two copies of each token (p = X^T a)."""
+    problem = GramProblem.from_data(_data(9, d=40, n=6))
+    twice = GramProblem(
+        gram=np.block([[problem.gram, problem.gram], [problem.gram, problem.gram]]),
+        gamma=np.concatenate([problem.gamma, problem.gamma]),
+        coords=np.concatenate([problem.coords, problem.coords]),
+        y=np.concatenate([problem.y, problem.y]),
+    )
+    once, doubled = (train_gram(*stack([p]), 0.05, 200) for p in (problem, twice))
+    N = problem.gram.shape[0]
+    assert np.allclose(doubled.a[0, :N], doubled.a[0, N:], rtol=1e-12)
+    assert np.allclose(doubled.a[0, :N] + doubled.a[0, N:], once.a[0], rtol=1e-9, atol=1e-15)
+    assert np.allclose(doubled.final_s[0, :6], once.final_s[0], rtol=1e-10)
+    assert np.abs(once.final_s[0] - 1 / 8).max() > 0.05  # far from the start
+
+
+@settings(max_examples=8, deadline=None, derandomize=True, database=None)
+@given(
+    d=st.integers(6, 60),
+    n=st.integers(2, 9),
+    T=st.integers(3, 7),
+    seed=st.integers(0, 2**31 - 1),
+    lr=st.sampled_from([1e-3, 1e-2, 1e-1]),
+    steps=st.integers(0, 40),
+)
+def test_each_step_is_lr_times_the_loss_gradient(d, n, T, seed, lr, steps):
+    """A gradient step moves p by -lr grad L, so along the step delta (in coefficients) the
+    directional derivative of the mean loss is grad L . X^T delta = -delta^T K delta / lr. Checked by
+    a central finite difference of the loss written out above: a wrong 1/n (or lr) scales one side."""
+    data = sample_dataset(np.random.default_rng(seed), n, T, d, 5.0, 0.2, 0.25)
+    problem = GramProblem.from_data(data)
+    before = train_gram(*stack([problem]), lr, steps).a[0]
+    delta = train_gram(*stack([problem]), lr, steps + 1).a[0] - before
+    h = 1e-3 / np.sqrt(delta @ problem.gram @ delta)  # a step of 1e-3 in |p|
+    slope = (_gram_loss(problem, before + h * delta) - _gram_loss(problem, before - h * delta)) / (2 * h)
+    expected = -(delta @ problem.gram @ delta) / lr
+    assert slope == pytest.approx(expected, rel=1e-5)
