@@ -61,3 +61,22 @@ def test_projection_at_p_zero_is_uniform_attention():
     problem = GramProblem.from_data(data)
     u, g, y = project_test_set(np.random.default_rng(4), np.zeros(32), problem, 5.0, 50, 8, 0.2)
     assert not u.any() and np.isfinite(g).all()
+
+
+@pytest.mark.parametrize("draw", ["project", "materialise"])
+def test_the_paper_noise_model_shuffles_the_weak_tokens_of_the_test_set(draw, trained):
+    """Head values g = nu.x of token 1 for label +1: rho/sqrt 2 (aligned) or -rho/sqrt 2 (opposite),
+    plus noise of sd 1/||mu|| = 0.1. The authors' model always has the aligned one at token 1, the
+    paper's puts either there."""
+    data, problem, a, p, nu, norm = trained
+    means = {}
+    for noise in ("exact", "bernoulli"):
+        rng = np.random.default_rng(5)
+        if draw == "project":
+            u, g, y = project_test_set(rng, a, problem, norm, 400, 8, 0.2, noise)
+        else:
+            u, g, y = materialise_test_set(rng, p, nu, norm, 400, 8, 0.2, noise)
+        weak = g[y == 1, 1]
+        means[noise] = (weak > 0).mean()
+    assert means["exact"] > 0.9
+    assert 0.3 < means["bernoulli"] < 0.7

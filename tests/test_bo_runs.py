@@ -3,7 +3,14 @@
 import numpy as np
 
 from conftest import bo_model
-from replication.papers.benign_overfitting.data import RELEVANT, cell_seed, sample_dataset, train_test_generators
+from replication.papers.benign_overfitting.data import (
+    RELEVANT,
+    WEAK_ALIGNED,
+    WEAK_OPPOSITE,
+    cell_seed,
+    sample_dataset,
+    train_test_generators,
+)
 from replication.papers.benign_overfitting.runs import trajectory
 
 SETTINGS = bo_model(n=8, T=4, lr=0.5)  # the schema's defaults otherwise
@@ -34,3 +41,14 @@ def test_trajectory_is_deterministic_per_seed():
     for key in one:
         np.testing.assert_array_equal(one[key], again[key])
     assert not np.array_equal(one["probabilities"], other["probabilities"])
+
+
+def test_trajectory_draws_the_paper_noise_model_when_asked():
+    model = bo_model(n=12, T=4, lr=0.5, noise="bernoulli")
+    run = trajectory(40, 6.0, 3, model, 10, 5)
+    rng, _ = train_test_generators(cell_seed(3, 40, 6.0))
+    data = sample_dataset(rng, model.n, model.T, 40, 6.0, model.rho, model.eta, "bernoulli")
+    for key in ("y", "clean_y", "noisy", "roles"):
+        np.testing.assert_array_equal(run[key], getattr(data, key))
+    # the paper's variant puts the two weak tokens in random order
+    assert (run["roles"][:, 1] == WEAK_OPPOSITE).any() and (run["roles"][:, 1] == WEAK_ALIGNED).any()
