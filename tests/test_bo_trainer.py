@@ -160,3 +160,55 @@ def test_each_step_is_lr_times_the_loss_gradient(d, n, T, seed, lr, steps):
     slope = (_gram_loss(problem, before + h * delta) - _gram_loss(problem, before - h * delta)) / (2 * h)
     expected = -(delta @ problem.gram @ delta) / lr
     assert slope == pytest.approx(expected, rel=1e-5)
+
+
+def test_softmax_rows_on_any_batch_shape_and_scale():
+    """Each row of the last axis on its own: a batch of runs (3-D) and rows whose logits lie
+    1000 apart (a shift by the global maximum would underflow the lower rows)."""
+    from scipy.special import softmax as reference
+
+    z = np.random.default_rng(0).normal(size=(2, 3, 4)) * 3
+    z[1, 2] += 1000.0
+    z[0, 1] -= 800.0
+    s = softmax(z)
+    assert np.allclose(s, reference(z, axis=-1), rtol=1e-12, atol=0)
+    assert np.allclose(s.sum(-1), 1.0, rtol=1e-14)
+
+
+def test_evaluate_by_hand():
+    """u = 0: uniform attention, f = mean_t g_t. Margins y f in (0, 1) and below 0."""
+    from replication.papers.benign_overfitting.train import evaluate
+
+    g = np.array([[[0.4, 0.2], [0.1, -0.5], [0.9, 0.7]], [[-0.4, -0.2], [0.3, 0.1], [1.5, 0.5]]])
+    y = np.array([[1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]])
+    margins = y * g.mean(-1)  # [[0.3, -0.2, -0.8], [0.3, 0.2, 1.0]]
+    loss, accuracy = evaluate(np.zeros_like(g), g, y)
+    assert loss.shape == accuracy.shape == (2,)
+    assert np.allclose(loss, np.log1p(np.exp(-margins)).mean(-1), rtol=1e-12)
+    assert np.allclose(accuracy, [1 / 3, 1.0])
+    # logits far apart select one token: f = g of the chosen token
+    u = np.zeros_like(g)
+    u[..., 1] = 50.0
+    loss, accuracy = evaluate(u, g, y)
+    assert np.allclose(loss, np.log1p(np.exp(-y * g[..., 1])).mean(-1), rtol=1e-12)
+    assert np.allclose(accuracy, [1 / 3, 1.0])
+
+
+def test_train_gram_returns_no_trajectory_unless_asked():
+    problem = GramProblem.from_data(_data(3, d=30, n=4))
+    run = train_gram(*stack([problem]), 1e-2, 12)
+    assert run.trajectory is None and run.record_steps is None and run.steps == 12
+    recorded = train_gram(*stack([problem]), 1e-2, 12, record_every=5)
+    np.testing.assert_array_equal(recorded.record_steps, [0, 5, 10, 12])
+    assert recorded.trajectory.shape == (1, 4, 4, 8) and recorded.steps == 12
+    assert np.array_equal(recorded.a, run.a) and np.array_equal(recorded.pair_sum, run.pair_sum)
+
+
+def test_train_gram_takes_integer_labels_and_single_precision_inputs():
+    """Inputs are converted to float64: integer labels and a float32 Gram matrix train exactly as
+    the float64 arrays of the same values."""
+    problem = GramProblem.from_data(_data(3, d=30, n=4))
+    gram32, gamma32 = problem.gram.astype(np.float32), problem.gamma.astype(np.float32)
+    reference = train_gram(gram32.astype(float)[None], gamma32.astype(float)[None], problem.y[None], 1e-2, 20)
+    run = train_gram(gram32[None], gamma32[None], problem.y.astype(int)[None], 1e-2, 20)
+    assert np.array_equal(run.a, reference.a) and np.array_equal(run.final_s, reference.final_s)
