@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replication.papers.benign_overfitting.claims import fig1_claims, fig2_claims, grid_claims
+from replication.papers.benign_overfitting.claims import fig1_claims, fig2_claims, fig3_claims, grid_claims
 from replication.papers.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
 from replication.papers.benign_overfitting.grid import GRID_COLUMNS
 
@@ -342,3 +342,52 @@ def test_fig2_reads_the_relevant_token_by_role():
     traj = _trajectory([0.95, 0.05], [False, True])
     clean, noisy = fig2_claims(traj)
     assert clean.measured == 0.95 and noisy.measured == 0.05 and clean.holds and noisy.holds
+
+
+def _ending(clean_ends: list[int], noisy_ends: list[int]):
+    """A trajectory (roles R, W_{Y*}, W_{-Y*}, I, I) whose samples end on the given tokens."""
+    ends = clean_ends + noisy_ends
+    n, T, steps = len(ends), 5, np.array([0, 40, 90])
+    probabilities = np.full((len(steps), n, T), 1 / T)
+    probabilities[-1] = 0.05
+    probabilities[-1, np.arange(n), ends] = 0.8
+    return {
+        "probabilities": probabilities,
+        "steps": steps,
+        "noisy": np.arange(n) >= len(clean_ends),
+        "roles": np.tile([RELEVANT, 1, WEAK_OPPOSITE, IRRELEVANT, IRRELEVANT], (n, 1)),
+        "d": np.array(700),
+        "signal_norm": np.array(7.5),
+    }
+
+
+def test_fig3_claims_count_final_roles():
+    panels = {"a": _ending([0], [2]), "b": _ending([0, 0], [4]), "c": _ending([0], [2, 0])}
+    claims = {c.claim_id: c for c in fig3_claims(panels)}
+    expected = {  # id -> (figure, threshold, measured, words of the statement)
+        "fig3a_clean_select_relevant": ("Fig. 3a", "= 1", 1.0, ["benign", "clean", "relevant"]),
+        "fig3a_noisy_select_weak_opposite": ("Fig. 3a", ">= 1", 1, ["benign", "noisy", "W_{-Y*}"]),
+        "fig3b_noisy_select_irrelevant": ("Fig. 3b", ">= 1", 1, ["harmful", "noisy", "irrelevant"]),
+        "fig3c_noisy_fitted_weak_opposite": ("Fig. 3c", ">= 1", 1, ["not overfitting", "noisy", "W_{-Y*}"]),
+        "fig3c_noisy_stuck_relevant": ("Fig. 3c", ">= 1", 1, ["not overfitting", "noisy", "relevant"]),
+    }
+    assert list(claims) == list(expected)
+    for claim_id, (figure, threshold, measured, words) in expected.items():
+        claim = claims[claim_id]
+        assert (claim.figure, claim.threshold, claim.measured, claim.holds) == (figure, threshold, measured, True)
+        assert all(word in claim.statement for word in words), claim_id
+        assert claim.reason == "d = 700, ||mu|| = 7.5, 90 steps; final argmax roles of the training samples"
+    # one clean sample of two on an irrelevant token: a share of 1/2, which fails "= 1"
+    half = {c.claim_id: c for c in fig3_claims(panels | {"a": _ending([0, 3], [2])})}
+    assert half["fig3a_clean_select_relevant"].measured == 0.5 and not half["fig3a_clean_select_relevant"].holds
+    # no noisy sample on the named role: the count is 0 and the claim fails
+    none = {
+        c.claim_id: c for c in fig3_claims({"a": _ending([0], [0]), "b": _ending([0], [2]), "c": _ending([0], [3])})
+    }
+    assert [k for k, c in none.items() if not c.holds] == [
+        "fig3a_noisy_select_weak_opposite",
+        "fig3b_noisy_select_irrelevant",
+        "fig3c_noisy_fitted_weak_opposite",
+        "fig3c_noisy_stuck_relevant",
+    ]
+    assert none["fig3b_noisy_select_irrelevant"].measured == 0
