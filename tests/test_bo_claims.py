@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replication.papers.benign_overfitting.claims import fig1_claims, fig2_claims, fig3_claims, grid_claims
+from replication.papers.benign_overfitting.claims import all_claims, fig1_claims, fig2_claims, fig3_claims, grid_claims
 from replication.papers.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
 from replication.papers.benign_overfitting.grid import GRID_COLUMNS
 
@@ -391,3 +391,14 @@ def test_fig3_claims_count_final_roles():
         "fig3c_noisy_stuck_relevant",
     ]
     assert none["fig3b_noisy_select_irrelevant"].measured == 0
+
+
+def test_all_claims_in_order_with_fig2_from_the_run_of_fig3a():
+    panels = {"a": _ending([0], [2]), "b": _ending([0, 0], [4]), "c": _ending([0], [2, 0])}
+    panels["b"]["d"] = np.array(4500)
+    claims = all_claims(make_grid(), _fig1_frame(SPEC_FIG1), panels)
+    ids = [c.claim_id for c in claims]
+    assert ids[:6] == [f"fig1_{scenario}_{split}_accuracy" for scenario, split in SPEC_FIG1]
+    assert ids[6:8] == ["fig2_clean_r_to_one", "fig2_noisy_r_to_zero"]
+    assert ids[8:13] == [c.claim_id for c in fig3_claims(panels)] and ids[13:] == GRID_IDS
+    assert "d = 700," in claims[6].reason  # the run of panel a, not b (d = 4500)
