@@ -402,3 +402,20 @@ def test_all_claims_in_order_with_fig2_from_the_run_of_fig3a():
     assert ids[6:8] == ["fig2_clean_r_to_one", "fig2_noisy_r_to_zero"]
     assert ids[8:13] == [c.claim_id for c in fig3_claims(panels)] and ids[13:] == GRID_IDS
     assert "d = 700," in claims[6].reason  # the run of panel a, not b (d = 4500)
+
+
+def test_the_rows_say_which_variant_of_eqs_9_and_10_they_check():
+    """The spec asks the figure data to say plainly which quantity is the paper's formula and which
+    the authors' code: the reasons of the Eq. 9 / 10 rows name it."""
+    by_id = claims_of(make_grid())
+    for claim_id in ("fig4_eq9_ratio_above_one", "fig6_eq10_ratio_in_band"):
+        assert by_id[claim_id].reason.startswith("as defined"), claim_id
+    for claim_id in ("fig4_eq9_ratio_above_one_as_coded", "fig6_eq10_ratio_in_band_as_coded"):
+        assert by_id[claim_id].reason.startswith("authors' v1"), claim_id
+    assert "first logged step" in by_id["fig6_eq10_ratio_in_band_as_coded"].reason
+    assert "identity of the authors' running sum" in by_id["fig4_as_coded_is_smaller_class_size"].reason
+    qualitative = by_id["fig5_text_balance"]
+    assert isinstance(qualitative.reason, str) and "qualitative" in qualitative.reason
+    # the as-coded Eq. 10 band has the same upper end
+    assert failing(make_grid({(250, 10.0): {"eq10_ratio_as_coded": 2.6}})) == {"fig6_eq10_ratio_in_band_as_coded"}
+    assert failing(make_grid({(250, 10.0): {"eq10_ratio_as_coded": 2.5}})) == set()
