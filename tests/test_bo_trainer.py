@@ -204,11 +204,13 @@ def test_train_gram_returns_no_trajectory_unless_asked():
     assert np.array_equal(recorded.a, run.a) and np.array_equal(recorded.pair_sum, run.pair_sum)
 
 
-def test_train_gram_takes_integer_labels_and_single_precision_inputs():
-    """Inputs are converted to float64: integer labels and a float32 Gram matrix train exactly as
-    the float64 arrays of the same values."""
+def test_train_gram_takes_labels_and_head_values_of_any_precision():
+    """Inputs are converted to float64 before the compiled kernel (which takes no half precision):
+    integer or half-precision labels, half-precision head values and a float32 Gram matrix train
+    exactly as the float64 arrays of the same values."""
     problem = GramProblem.from_data(_data(3, d=30, n=4))
-    gram32, gamma32 = problem.gram.astype(np.float32), problem.gamma.astype(np.float32)
-    reference = train_gram(gram32.astype(float)[None], gamma32.astype(float)[None], problem.y[None], 1e-2, 20)
-    run = train_gram(gram32[None], gamma32[None], problem.y.astype(int)[None], 1e-2, 20)
-    assert np.array_equal(run.a, reference.a) and np.array_equal(run.final_s, reference.final_s)
+    gram32, gamma16 = problem.gram.astype(np.float32), problem.gamma.astype(np.float16)
+    reference = train_gram(gram32.astype(float)[None], gamma16.astype(float)[None], problem.y[None], 1e-2, 20)
+    for labels in (problem.y.astype(int), problem.y.astype(np.float16)):
+        run = train_gram(gram32[None], gamma16[None], labels[None], 1e-2, 20)
+        assert np.array_equal(run.a, reference.a) and np.array_equal(run.final_s, reference.final_s)
