@@ -129,3 +129,48 @@ def test_progress_counts_cells_and_noise_model_reaches_the_data():
     train_rng, _ = train_test_generators(cell_seed(3, 250, 5.0))
     expected = sample_gram_data(train_rng, model.n, model.T, 250, 5.0, model.rho, model.eta, "bernoulli")
     assert np.array_equal(data.noisy, expected.noisy) and np.array_equal(data.gram, expected.gram)
+
+
+def test_train_columns_agree_with_the_logits_of_the_trained_parameter():
+    """Train loss, accuracy and fitted noisy samples of each row, recomputed from the trained
+    coefficients: logits K a, softmax, margins y f (lr 0.05 so that noisy samples get fitted)."""
+    from replication.papers.benign_overfitting.grid import cell_problem
+    from replication.papers.benign_overfitting.model import softmax
+    from replication.papers.benign_overfitting.train import evaluate, outputs, stack, train_gram
+
+    model = bo_model(lr=0.05, n_test=50)
+    cells = [(250, 5.0, 1), (300, 10.0, 2)]
+    table = run_cells(cells, model, 200, batch_cells=2)
+    for row, (d, m, seed) in zip(table.itertuples(), cells):
+        data, problem, _ = cell_problem(d, m, seed, model)
+        run = train_gram(*stack([problem]), model.lr, 200)
+        n, T = problem.gamma.shape
+        logits = (problem.gram @ run.a[0]).reshape(n, T)
+        margin = problem.y * outputs(softmax(logits), problem.gamma)
+        assert np.isclose(row.train_loss, np.mean(np.log1p(np.exp(-margin))), rtol=1e-10)
+        assert np.isclose(row.train_loss, evaluate(logits, problem.gamma, problem.y)[0], rtol=1e-10)
+        assert row.train_accuracy == np.mean(margin > 0)
+        assert row.noisy_fitted == (margin[data.noisy] > 0).sum()
+    # some noisy samples are fitted and, in the second cell, not all: the counts are not trivial
+    assert table.noisy_fitted.min() > 0 and table.train_accuracy.iloc[1] < 1
+
+
+def test_the_paper_noise_model_reaches_the_test_set():
+    from replication.papers.benign_overfitting.grid import cell_problem
+    from replication.papers.benign_overfitting.train import evaluate, project_test_set, stack, train_gram
+
+    model = bo_model(noise="bernoulli", n_test=100, lr=0.05)
+    table = run_cells([(250, 10.0, 1)], model, 50, batch_cells=1)
+    losses = {}
+    for noise in ("bernoulli", "exact"):
+        _, problem, test_rng = cell_problem(250, 10.0, 1, model)
+        run = train_gram(*stack([problem]), model.lr, 50)
+        u, g, y = project_test_set(test_rng, run.a[0], problem, 10.0, model.n_test, model.T, model.rho, noise)
+        losses[noise] = evaluate(u, g, y)[0]
+    assert np.isclose(table.test_loss.iloc[0], losses["bernoulli"], rtol=1e-12)
+    assert not np.isclose(losses["exact"], losses["bernoulli"], rtol=1e-6)
+
+
+def test_no_cells_give_an_empty_table_with_the_grid_columns():
+    table = run_cells([], SMALL, 10, batch_cells=2)
+    assert list(table.columns) == GRID_COLUMNS and len(table) == 0

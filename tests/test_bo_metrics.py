@@ -48,6 +48,29 @@ def test_as_defined_on_an_asymmetric_case():
     assert np.isclose(metrics.eq9_ratio(pair_sum, clean, -y), 4 / 9)
 
 
+def test_eq9_when_the_plus_class_is_the_smaller_and_the_max_is_a_relevant_token():
+    # clean +1: samples 1, 3 (accumulated S 1 + 2 = 3); clean -1: samples 0, 2 (7 + 5 = 12); noisy: 4.
+    # The largest accumulation of any token is a clean sample's relevant token (7, sample 0).
+    pair_sum = np.array(
+        [
+            [7.0, 0.5, 1.0],
+            [1.0, 6.0, 0.5],
+            [5.0, 0.5, 0.5],
+            [2.0, 1.0, 3.0],
+            [0.5, 6.5, 0.0],
+        ]
+    )
+    clean = np.array([True, True, True, True, False])
+    y = np.array([-1, 1, -1, 1, 1])
+    assert np.isclose(metrics.eq9_ratio(pair_sum, clean, y), 3 / 7)
+    # the noisy sample's relevant token counts for neither class, however large
+    pair_sum[4, 0] = 6.9
+    assert np.isclose(metrics.eq9_ratio(pair_sum, clean, y), 3 / 7)
+    # a class with no clean sample has an empty sum: the condition fails (ratio 0)
+    assert metrics.eq9_ratio(pair_sum, clean & (y == -1), y) == 0.0
+    assert np.isclose(metrics.eq10_ratio(pair_sum, clean, y), (3 / 2) / (12 / 2))
+
+
 def test_S_reads_the_relevant_token():
     s = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3]])
     assert np.allclose(metrics.relevance(s), [0.7, 0.1])

@@ -3,10 +3,13 @@
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import shared_scope
 from replication.papers.benign_overfitting import model
 from replication.papers.benign_overfitting.data import head, sample_dataset
+from replication.papers.benign_overfitting.model import softmax
 from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram
 
 
@@ -88,3 +91,126 @@ def test_direct_trainer_records_nothing_unless_asked():
     assert records is None
     p_recorded, recorded = model.train_direct(data.x, data.y.astype(float), nu, 1e-2, 30, record_every=10)
     assert np.array_equal(p, p_recorded) and recorded.shape == (4, 6, 8)
+
+
+def _gram_loss(problem, a):
+    """The mean logistic loss written out in the span form: logits K a, softmax per sample."""
+    n, T = problem.gamma.shape
+    z = (problem.gram @ a).reshape(n, T)
+    s = np.exp(z - z.max(-1, keepdims=True))
+    s /= s.sum(-1, keepdims=True)
+    f = (s * problem.gamma).sum(-1)
+    return np.mean(np.log1p(np.exp(-problem.y * f)))
+
+
+def test_first_step_from_uniform_attention_by_hand():
+    """From a = 0 every s_it = 1/T and f_i = mean_t gamma_it, so one step gives
+    a_it = lr y_i (gamma_it - f_i) / (T n (1 + e^{y_i f_i})): the 1/n of the mean loss, worked out."""
+    problem = GramProblem.from_data(_data(8, d=30, n=5))
+    lr = 0.3
+    run = train_gram(*stack([problem]), lr, 1)
+    n, T = problem.gamma.shape
+    expected = np.zeros(n * T)
+    for i in range(n):
+        f = problem.gamma[i].mean()
+        for t in range(T):
+            expected[i * T + t] = (
+                lr * problem.y[i] * (problem.gamma[i, t] - f) / (T * n * (1 + np.exp(problem.y[i] * f)))
+            )
+    assert np.allclose(run.a[0], expected, rtol=1e-12, atol=0)
+    assert np.allclose(run.final_s[0], softmax((problem.gram @ expected).reshape(n, T)), rtol=1e-12)
+
+
+def test_a_duplicated_data_set_trains_the_same_parameter():
+    """The loss is a mean over samples: every sample twice is the same loss, so the same p. The
+    coefficients split evenly between the two copies of each token (p = X^T a)."""
+    problem = GramProblem.from_data(_data(9, d=40, n=6))
+    twice = GramProblem(
+        gram=np.block([[problem.gram, problem.gram], [problem.gram, problem.gram]]),
+        gamma=np.concatenate([problem.gamma, problem.gamma]),
+        coords=np.concatenate([problem.coords, problem.coords]),
+        y=np.concatenate([problem.y, problem.y]),
+    )
+    once, doubled = (train_gram(*stack([p]), 0.05, 200) for p in (problem, twice))
+    N = problem.gram.shape[0]
+    assert np.allclose(doubled.a[0, :N], doubled.a[0, N:], rtol=1e-12)
+    assert np.allclose(doubled.a[0, :N] + doubled.a[0, N:], once.a[0], rtol=1e-9, atol=1e-15)
+    assert np.allclose(doubled.final_s[0, :6], once.final_s[0], rtol=1e-10)
+    assert np.abs(once.final_s[0] - 1 / 8).max() > 0.05  # far from the start
+
+
+@settings(max_examples=8, deadline=None, derandomize=True, database=None)
+@given(
+    d=st.integers(6, 60),
+    n=st.integers(2, 9),
+    T=st.integers(3, 7),
+    seed=st.integers(0, 2**31 - 1),
+    lr=st.sampled_from([1e-3, 1e-2, 1e-1]),
+    steps=st.integers(0, 40),
+)
+def test_each_step_is_lr_times_the_loss_gradient(d, n, T, seed, lr, steps):
+    """A gradient step moves p by -lr grad L, so along the step delta (in coefficients) the
+    directional derivative of the mean loss is grad L . X^T delta = -delta^T K delta / lr. Checked by
+    a central finite difference of the loss written out above: a wrong 1/n (or lr) scales one side."""
+    data = sample_dataset(np.random.default_rng(seed), n, T, d, 5.0, 0.2, 0.25)
+    problem = GramProblem.from_data(data)
+    before = train_gram(*stack([problem]), lr, steps).a[0]
+    delta = train_gram(*stack([problem]), lr, steps + 1).a[0] - before
+    h = 1e-3 / np.sqrt(delta @ problem.gram @ delta)  # a step of 1e-3 in |p|
+    slope = (_gram_loss(problem, before + h * delta) - _gram_loss(problem, before - h * delta)) / (2 * h)
+    expected = -(delta @ problem.gram @ delta) / lr
+    assert slope == pytest.approx(expected, rel=1e-5)
+
+
+def test_softmax_rows_on_any_batch_shape_and_scale():
+    """Each row of the last axis on its own: a batch of runs (3-D) and rows whose logits lie
+    1000 apart (a shift by the global maximum would underflow the lower rows)."""
+    from scipy.special import softmax as reference
+
+    z = np.random.default_rng(0).normal(size=(2, 3, 4)) * 3
+    z[1, 2] += 1000.0
+    z[0, 1] -= 800.0
+    s = softmax(z)
+    assert np.allclose(s, reference(z, axis=-1), rtol=1e-12, atol=0)
+    assert np.allclose(s.sum(-1), 1.0, rtol=1e-14)
+
+
+def test_evaluate_by_hand():
+    """u = 0: uniform attention, f = mean_t g_t. Margins y f in (0, 1) and below 0."""
+    from replication.papers.benign_overfitting.train import evaluate
+
+    g = np.array([[[0.4, 0.2], [0.1, -0.5], [0.9, 0.7]], [[-0.4, -0.2], [0.3, 0.1], [1.5, 0.5]]])
+    y = np.array([[1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]])
+    margins = y * g.mean(-1)  # [[0.3, -0.2, -0.8], [0.3, 0.2, 1.0]]
+    loss, accuracy = evaluate(np.zeros_like(g), g, y)
+    assert loss.shape == accuracy.shape == (2,)
+    assert np.allclose(loss, np.log1p(np.exp(-margins)).mean(-1), rtol=1e-12)
+    assert np.allclose(accuracy, [1 / 3, 1.0])
+    # logits far apart select one token: f = g of the chosen token
+    u = np.zeros_like(g)
+    u[..., 1] = 50.0
+    loss, accuracy = evaluate(u, g, y)
+    assert np.allclose(loss, np.log1p(np.exp(-y * g[..., 1])).mean(-1), rtol=1e-12)
+    assert np.allclose(accuracy, [1 / 3, 1.0])
+
+
+def test_train_gram_returns_no_trajectory_unless_asked():
+    problem = GramProblem.from_data(_data(3, d=30, n=4))
+    run = train_gram(*stack([problem]), 1e-2, 12)
+    assert run.trajectory is None and run.record_steps is None and run.steps == 12
+    recorded = train_gram(*stack([problem]), 1e-2, 12, record_every=5)
+    np.testing.assert_array_equal(recorded.record_steps, [0, 5, 10, 12])
+    assert recorded.trajectory.shape == (1, 4, 4, 8) and recorded.steps == 12
+    assert np.array_equal(recorded.a, run.a) and np.array_equal(recorded.pair_sum, run.pair_sum)
+
+
+def test_train_gram_takes_labels_and_head_values_of_any_precision():
+    """Inputs are converted to float64 before the compiled kernel (which takes no half precision):
+    integer or half-precision labels, half-precision head values and a float32 Gram matrix train
+    exactly as the float64 arrays of the same values."""
+    problem = GramProblem.from_data(_data(3, d=30, n=4))
+    gram32, gamma16 = problem.gram.astype(np.float32), problem.gamma.astype(np.float16)
+    reference = train_gram(gram32.astype(float)[None], gamma16.astype(float)[None], problem.y[None], 1e-2, 20)
+    for labels in (problem.y.astype(int), problem.y.astype(np.float16)):
+        run = train_gram(gram32[None], gamma16[None], labels[None], 1e-2, 20)
+        assert np.array_equal(run.a, reference.a) and np.array_equal(run.final_s, reference.final_s)
