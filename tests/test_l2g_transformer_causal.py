@@ -70,6 +70,7 @@ RUN["schedule"]["name"] = "constant"
 def _trained_loss(attention: str) -> tuple[float, float]:
     """Train, then the mean cross-entropy of the trained model on 4096 fresh sequences and its
     standard error (from the spread of per-sequence losses)."""
+    torch.set_num_threads(1)  # as the pipeline's jobs (settings.threads); tiny matrices gain nothing from more
     settings = run_settings({**RUN, "attention": attention})
     result = train(CHAIN, "standard", 1, settings, progress=False)
     model = make_model(settings)
