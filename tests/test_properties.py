@@ -67,9 +67,10 @@ def test_closed_form_offset_minimises_the_loss(chain, gap):
 @FAST
 @given(chain=chains(), seed=st.integers(0, 2**31 - 1))
 def test_sampled_chains_have_the_kernel_and_stationary_law(chain, seed):
-    x = sample_sequences(chain, (400,), 200, torch.Generator().manual_seed(seed)).numpy()
-    assert set(np.unique(x)) <= {0, 1}
-    previous, following = x[:, :-1].ravel(), x[:, 1:].ravel()
+    # a (20, 20) batch of sequences: the sampler's scans must run along the symbols' axis
+    x = sample_sequences(chain, (20, 20), 200, torch.Generator().manual_seed(seed)).numpy()
+    assert x.shape == (20, 20, 200) and set(np.unique(x)) <= {0, 1}
+    previous, following = x[..., :-1].ravel(), x[..., 1:].ravel()
     after_zero, after_one = following[previous == 0], following[previous == 1]
     # 80 000 transitions: the empirical kernel within 5 binomial standard errors of (p, q)
     for observed, expected, count in (
@@ -79,7 +80,7 @@ def test_sampled_chains_have_the_kernel_and_stationary_law(chain, seed):
         assert abs(observed - expected) < 5 * np.sqrt(expected * (1 - expected) / count) + 1e-3
     # the first symbol is drawn from pi: 400 independent draws
     pi1 = chain.stationary[1]
-    assert abs(x[:, 0].mean() - pi1) < 5 * np.sqrt(pi1 * (1 - pi1) / 400) + 1e-3
+    assert abs(x[..., 0].mean() - pi1) < 5 * np.sqrt(pi1 * (1 - pi1) / 400) + 1e-3
 
 
 @settings(max_examples=6, deadline=None, derandomize=True, database=None)
