@@ -3,6 +3,7 @@
 import dataclasses
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -132,3 +133,55 @@ def test_alignment_table_measures_known_structure():
     )
     assert table.loc["W_1", "cos_e_input"] == pytest.approx(1.0)
     assert table.loc["W_V", "cos_wv_output_w1_input"] == pytest.approx(1.0)
+
+
+def _rank_one_checkpoints(steps, scale):
+    """W_1 = w alpha^T, W_V = alpha v^T (output side along e = alpha) at every step."""
+    alpha = np.array([1.0, -1.0, 1.0, 1.0])
+    w, v = np.linspace(-1, 1, 16), np.array([0.5, 0.1, -0.3, 0.2])
+    count = len(steps)
+    return {
+        "step": np.array(steps),
+        "e": np.tile(scale * alpha, (count, 1)),
+        "W_1": np.stack([np.outer(w, alpha)] * count),
+        "W_V": np.stack([np.outer(alpha, v)] * count),
+    }
+
+
+def test_ablation_table_stacks_the_variants_with_their_names_first():
+    from replication.papers.local_to_global.ablation import recovering_variants
+
+    table = ablation_table(
+        {"pipeline": _rank_one_checkpoints([0, 10], 0.3), "peak_lr": _rank_one_checkpoints([10], 1.0)}
+    )
+    assert list(table.columns) == [
+        "variant", "matrix", "step", "top_share", "cos_e_input", "cos_e_output", "e_flatness", "cos_wv_output_w1_input"
+    ]  # fmt: skip
+    assert list(table.index) == list(range(6))  # one fresh index over the variants
+    assert list(zip(table.variant, table.matrix, table.step)) == [
+        ("pipeline", "W_V", 0), ("pipeline", "W_1", 0), ("pipeline", "W_V", 10), ("pipeline", "W_1", 10),
+        ("peak_lr", "W_V", 10), ("peak_lr", "W_1", 10),
+    ]  # fmt: skip
+    wv = table[table.matrix == "W_V"]
+    assert np.allclose(wv.cos_e_output, 1.0) and np.allclose(wv.cos_wv_output_w1_input, 1.0)
+    # recovered: W_V's output side along e at the step asked, the pipeline's own run left out
+    assert recovering_variants(table, 10, 0.9) == ["peak_lr"]
+    assert recovering_variants(table, 0, 0.9) == []
+
+
+def test_recovering_variants_at_the_threshold_and_by_matrix_and_step():
+    from replication.papers.local_to_global.ablation import recovering_variants
+
+    table = pd.DataFrame(
+        [
+            ("pipeline", "W_V", 200, 0.99),
+            ("peak_lr", "W_V", 200, 0.9),  # on the threshold: recovered
+            ("schedule_horizon", "W_V", 200, 0.89),
+            ("two_symbol_embedding", "W_V", 100, 0.99),  # another step
+            ("all_authors", "W_1", 200, 0.99),  # another matrix
+            ("all_authors", "W_V", 200, 0.95),
+        ],
+        columns=["variant", "matrix", "step", "cos_e_output"],
+    )
+    assert recovering_variants(table, 200, 0.9) == ["peak_lr", "all_authors"]
+    assert recovering_variants(table, 100, 0.9) == ["two_symbol_embedding"]

@@ -30,3 +30,33 @@ def test_runs_and_their_files_in_config_order():
         f"results/local_to_global/transformer/fig4/{init}/seed{seed}/losses.csv"
         for init, seed in [("standard", 1), ("standard", 2), ("ours", 1), ("ours", 2)]
     ]
+
+
+def test_ablation_runs_take_each_figures_first_init_and_seed():
+    from replication.papers.local_to_global.runs import ablation_files, ablation_runs
+
+    section = {
+        **SECTION,
+        "experiments": {
+            "fig3": {"chain": {"p": 0.2, "q": 0.3}, "inits": ["standard"], "seeds": [3, 4], "steps": 30},
+            "fig6": {"chain": {"p": 0.2, "q": 0.3}, "inits": ["rank_one", "standard"], "seeds": [5, 6], "steps": 30},
+        },
+        "ablation": {"fig3": ["peak_lr", "two_symbol_embedding"], "fig6": ["value_output"]},
+    }
+    settings = l2g_transformer(section)
+    assert ablation_runs(settings, "fig3") == [
+        ("pipeline", "standard", 3),
+        ("peak_lr", "standard", 3),
+        ("two_symbol_embedding", "standard", 3),
+    ]
+    assert ablation_runs(settings, "fig6") == [("pipeline", "rank_one", 5), ("value_output", "rank_one", 5)]
+    # the pipeline variant is the figure's own run, the others their own ablation runs
+    assert ablation_files(settings, "fig6") == [
+        "results/local_to_global/transformer/fig6/rank_one/seed5/checkpoints.npz",
+        "results/local_to_global/ablation_run/fig6/value_output/rank_one/seed5/checkpoints.npz",
+    ]
+    assert ablation_files(settings, "fig3") == [
+        "results/local_to_global/transformer/fig3/standard/seed3/checkpoints.npz",
+        "results/local_to_global/ablation_run/fig3/peak_lr/standard/seed3/checkpoints.npz",
+        "results/local_to_global/ablation_run/fig3/two_symbol_embedding/standard/seed3/checkpoints.npz",
+    ]
