@@ -163,6 +163,10 @@ def test_first_endpoint_of_each_kind_is_measured_and_missing_kinds_skipped(monke
         assert np.allclose(call["starts"].std(axis=0), 0.3, rtol=0.15)
     # every chain draws its own starts
     assert not np.allclose(calls[0]["starts"], calls[2]["starts"])
+    # seeded: the same settings, the same starts and samples
+    again = endpoint_loss.sampled_endpoint_losses(settings)
+    pd.testing.assert_frame_equal(again, frame)
+    assert np.array_equal(calls[4]["starts"], calls[0]["starts"])
 
 
 def test_a_mislabelled_endpoint_is_caught(monkeypatch):
@@ -271,15 +275,22 @@ def test_sampled_loss_claim_text_and_empty_table():
         {"p": 0.9, "q": 0.9, "model": "3d", "endpoint": canonical.GLOBAL_MIN, "reference": "entropy rate",
          "gap": 4.39, "sampled_loss": 0.3311, "standard_error": 0.002, "reference_loss": 0.3251, "z": 3.0},
     ]  # fmt: skip
+    rows.append({**rows[0], "model": "3d", "z": -4.0})  # a second local minimum, exactly on the bound
     claim = endpoint_loss.sampled_loss_claim(pd.DataFrame(rows), 4.0)
-    assert claim.holds and claim.measured == 3.0 and claim.claim_id == "3" and claim.figure == "Figs. 1, 2"
+    assert (claim.paper, claim.claim_id, claim.figure, claim.kind) == ("Local to Global", "3", "Figs. 1, 2", "checked")
+    assert claim.statement == (
+        "Endpoint losses: H(pi) at local minima, the entropy rate at global minima (cross-entropy of the "
+        "endpoint's predictor on sampled sequences, bias minimised numerically)."
+    )
+    assert claim.holds and claim.measured == 4.0  # |z| = 4 is within 4 standard errors
     assert claim.threshold == "|sampled - reference| <= 4 standard errors"
     assert claim.reason == (
-        "largest |z| at p=0.9, q=0.9, 3d, global_min: sampled 0.33110 +- 0.00200 vs entropy rate 0.32510; "
-        "1 local and 1 global minima"
+        "largest |z| at p=0.2, q=0.3, 3d, local_min: sampled 0.67400 +- 0.00200 vs H(pi) 0.67300; "
+        "2 local and 1 global minima"
     )
     assert claim.rule == "every endpoint (one per chain, model and minimum kind); holds in every run"
-    assert claim.n_runs == 2
+    assert claim.n_runs == 3
+    rows.pop()
     empty = endpoint_loss.sampled_loss_claim(pd.DataFrame(columns=COLUMNS), 4.0)
     assert not empty.holds and np.isnan(empty.measured) and empty.reason == "no flow ended on a minimum"
     assert empty.n_runs == 0
@@ -299,3 +310,19 @@ def test_settings_seed_changes_the_starts(monkeypatch):
     assert endpoint_loss.sampled_endpoint_losses(_settings(chains, seed=3)).empty
     assert endpoint_loss.sampled_endpoint_losses(_settings(chains, seed=4)).empty
     assert not np.allclose(calls[0]["starts"], calls[2]["starts"])
+
+
+def test_standard_error_is_that_of_the_per_sequence_mean():
+    """At gap 0 the best offset is the log-odds of the targets' frequency (closed form): the
+    per-sequence losses there give the mean and, with the n - 1 of a sample variance, the error."""
+    import torch
+
+    from replication.papers.local_to_global.data import sample_sequences
+
+    chain = MarkovChain(0.2, 0.3)
+    loss, error = endpoint_loss.sampled_cross_entropy(chain, 0.0, 30, 40, seed=8)
+    following = sample_sequences(chain, (30,), 41, torch.Generator().manual_seed(8)).numpy()[:, 1:]
+    m = following.mean()
+    per_sequence = -(following * np.log(m) + (1 - following) * np.log(1 - m)).mean(axis=1)
+    assert loss == pytest.approx(per_sequence.mean(), rel=1e-9)
+    assert error == pytest.approx(per_sequence.std(ddof=1) / np.sqrt(30), rel=1e-6)
