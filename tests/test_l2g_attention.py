@@ -188,3 +188,12 @@ def test_global_minimum_surface_and_stationary_attention_values():
     assert stationary.dtype == float and np.isnan(stationary[0])
     np.testing.assert_allclose(stationary[1:], [-1.0, -0.25, -4.0], rtol=1e-15)
     assert attention.stationary_attention(1).item() == -1.0
+
+
+def test_global_minimum_surface_is_nan_without_floating_point_errors():
+    """Where no surface exists (e = 0; at p + q = 1 also 0/0, D* = 0) the graph is NaN, silently,
+    even for a caller that turns invalid operations into errors."""
+    chain = MarkovChain(0.25, 0.75)
+    with np.errstate(invalid="raise", divide="raise"):
+        a = attention.global_min_attention(chain, np.array([0.0, 1.0]), np.array([0.5, 0.5]))
+    assert np.isnan(a[0]) and a[1] == pytest.approx(-1.0)  # D* = 0: 1 + a e^2 = 0
