@@ -209,3 +209,13 @@ def test_separatrix_values():
     assert g[0] > 1 and np.isnan(g[4]) and np.isnan(g[5])  # defined for w < 0 only
     # The separatrix is a level set of the energy at the saddle's value.
     np.testing.assert_allclose(canonical.energy(g[:4], w[:4]), canonical.SADDLE_ENERGY, atol=1e-12)
+
+
+def test_global_minimum_locus_values():
+    """|e| = sqrt(D* / (1 + 2w|w|)) where that is positive, also below 1; NaN where it is not."""
+    chain = MarkovChain(0.2, 0.3)  # D* = log(0.56 / 0.06) = 2.2336
+    w = np.array([0.0, 1.0, 2.0, -1.0])
+    expected = np.sqrt(chain.optimal_gap / np.array([1.0, 3.0, 9.0]))
+    locus = canonical.global_min_locus(chain, w)
+    np.testing.assert_allclose(locus[:3], expected, rtol=1e-12)
+    assert locus[2] < 1 and np.isnan(locus[3])

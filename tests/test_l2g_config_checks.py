@@ -43,3 +43,9 @@ def test_the_cycle_length_is_the_longer_of_the_run_and_the_horizon():
     check_schedule(_config(schedule, fig6={"steps": 200}))  # the run is longer: 2 warm-up steps
     with pytest.raises(ConfigError, match=r"warm-up 0.5 of 2 steps"):  # the shortest cycle is 2 steps
         check_schedule(_config({"name": "onecycle", "warmup": 0.5, "horizon": None}, fig6={"steps": 1}))
+
+
+def test_an_experiment_without_steps_does_not_stop_the_check_of_the_next():
+    config = _config({"name": "onecycle", "warmup": 0.05}, fig4={}, fig3={"steps": 20})
+    with pytest.raises(ConfigError, match=r"\(experiment fig3\)"):
+        check_schedule(config)
