@@ -1,0 +1,152 @@
+"""Claims 1-4 of the landscape (basins.landscape_claims) on hand-made tables: every field, values
+on every threshold; and the progress log of the basin measurements."""
+
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+
+from replication.papers.local_to_global import basins
+from replication.papers.local_to_global.settings import BasinSettings
+from replication.settings import from_mapping
+
+SETTINGS = from_mapping(
+    BasinSettings,
+    {
+        "chains": [{"p": 0.9, "q": 0.9}],
+        "sigmas": [0.05],
+        "n_starts": 3,
+        "flow_time": 300.0,
+        "rounds": 4,
+        "grid": {"points": 4, "extent": 2.0, "margin": 0.05},
+        "claims": {
+            "energy_drift": 1e-8,
+            "endpoint_loss": 1e-6,
+            "small_sigma": 0.1,
+            "fraction_high": 0.99,
+            "fraction_low": 0.01,
+            "sampled": {"sigma": 1.0, "starts": 2, "sequences": 10, "length": 8, "z": 4.0},
+        },
+        "seed": 3,
+    },
+)
+BASINS = pd.DataFrame(
+    [
+        # model, p, q, sigma, n_starts, fraction_local_min, max_energy_drift, max_endpoint_loss_error
+        ("2d", 0.9, 0.9, 0.05, 100, 1.0, 1e-10, 1e-9),
+        ("3d", 0.9, 0.9, 0.05, 100, 0.99, 3e-9, 2e-9),  # on the threshold: holds
+        ("2d", 0.9, 0.9, 0.1, 100, 0.995, 2e-10, 1e-9),  # sigma = small_sigma counts as small
+        ("2d", 0.1, 0.1, 0.05, 100, 0.01, 2e-10, np.nan),  # no endpoint on a minimum: no error
+        ("3d", 0.1, 0.1, 0.05, 100, 0.0, 5e-10, 4e-9),
+        ("2d", 0.4, 0.6, 0.05, 100, 0.5, 1e-10, 1e-9),  # p + q = 1: neither side of claim 4
+        ("2d", 0.9, 0.9, 1.0, 200, 0.6, 1e-8, 1e-6),  # a drift and an error exactly on their bounds
+        ("3d", 0.1, 0.1, 1.0, 200, 0.3, 1e-9, 3e-9),
+    ],
+    columns=[
+        "model",
+        "p",
+        "q",
+        "sigma",
+        "n_starts",
+        "fraction_local_min",
+        "max_energy_drift",
+        "max_endpoint_loss_error",
+    ],
+)
+GRID = pd.DataFrame(
+    [(0.9, 0.9, 100, 100, 1e-9, 1e-9), (0.1, 0.1, 80, 79, 2e-9, 5e-9)],
+    columns=["p", "q", "n_starts", "agreeing", "max_energy_drift", "max_endpoint_loss_error"],
+)
+
+
+def _fields(claim):
+    return (claim.paper, claim.claim_id, claim.figure, claim.statement, claim.threshold, claim.holds, claim.reason)
+
+
+def test_claims_1_to_4_in_full():
+    claims = basins.landscape_claims(BASINS, GRID, SETTINGS)
+    paper = "Local to Global"
+    assert [_fields(c) for c in claims] == [
+        (
+            paper,
+            "1",
+            "Fig. 1",
+            "Gradient-flow endpoints from a grid of (e, w) starts match the basins of Thms 2/8.",
+            "fraction agreeing = 1",
+            False,
+            "179/180 starts over 2 chains; worst p=0.1, q=0.1: 79/80",
+        ),
+        (
+            paper,
+            "2",
+            "Figs. 1, 2",
+            "Energy is constant along the gradient flow, 2-D and 3-D (relative to max(|E0|, 1)).",
+            "max relative drift < 1e-08",
+            False,  # a drift of exactly the bound is not below it
+            "every basin start and grid start; 2-D 1.0e-08, 3-D 3.0e-09",
+        ),
+        (
+            paper,
+            "3",
+            "Figs. 1, 2",
+            "Endpoint losses: H(pi) at local minima, the entropy rate at global minima.",
+            "max |loss - reference| < 1e-06",
+            False,
+            "every endpoint on a minimum, both models, every chain and sigma",
+        ),
+        (
+            paper,
+            "4a",
+            "Figs. 2, 5",
+            "p+q>1, starts N(0, sigma^2 I) with sigma <= 0.1: the flow ends at a local minimum.",
+            "min fraction >= 0.99",
+            True,
+            "2-D and 3-D, sigma in {0.05, 0.1}, 3 runs of 200 starts",
+        ),
+        (
+            paper,
+            "4b",
+            "Figs. 2, 5",
+            "p+q<1, starts N(0, sigma^2 I) with sigma <= 0.1: the flow avoids local minima.",
+            "max fraction <= 0.01",
+            True,
+            "2-D and 3-D, sigma in {0.05, 0.1}, 2 runs of 200 starts",
+        ),
+    ]
+    measured = [c.measured for c in claims]
+    assert measured[0] == 179 / 180 and measured[1:] == [1e-8, 1e-6, 0.99, 0.01]
+    assert all(c.kind == "checked" for c in claims)
+
+
+def test_claims_just_inside_their_bounds_hold():
+    inside = BASINS.assign(
+        max_energy_drift=BASINS.max_energy_drift.clip(upper=9e-9),
+        max_endpoint_loss_error=BASINS.max_endpoint_loss_error.clip(upper=9e-7),
+    )
+    claims = {c.claim_id: c for c in basins.landscape_claims(inside, GRID.assign(agreeing=GRID.n_starts), SETTINGS)}
+    assert claims["1"].holds and claims["1"].reason == "180/180 starts over 2 chains; worst p=0.9, q=0.9: 100/100"
+    assert claims["2"].holds and claims["2"].measured == 9e-9
+    assert claims["3"].holds and claims["3"].measured == 9e-7
+
+
+def test_without_small_sigmas_claim_4_cannot_hold():
+    claims = {c.claim_id: c for c in basins.landscape_claims(BASINS[BASINS.sigma > 0.1], GRID, SETTINGS)}
+    for claim_id, side in (("4a", "p+q>1"), ("4b", "p+q<1")):
+        assert not claims[claim_id].holds and math.isnan(claims[claim_id].measured)
+        assert claims[claim_id].reason == "no run with p+q>1 and a small sigma in the config".replace("p+q>1", side)
+    # only one side of p + q = 1 measured: the other has no runs
+    above = {c.claim_id: c for c in basins.landscape_claims(BASINS[BASINS.p == 0.9], GRID, SETTINGS)}
+    assert above["4a"].holds and above["4a"].reason == "2-D and 3-D, sigma in {0.05, 0.1}, 3 runs of 200 starts"
+    assert not above["4b"].holds and above["4b"].reason == "no run with p+q<1 and a small sigma in the config"
+
+
+def test_measuring_the_basins_logs_one_line_per_model_chain_and_sigma(caplog):
+    logger = logging.getLogger("test.basins")
+    with caplog.at_level(logging.INFO, logger="test.basins"):
+        table = basins.measure_basins(SETTINGS, log=logger)
+    assert [r.getMessage() for r in caplog.records] == [
+        "2d p=0.9 q=0.9 sigma=0.05: local 1.000 theory 1.0",
+        "3d p=0.9 q=0.9 sigma=0.05: local 1.000 theory nan",
+    ]
+    assert list(table.model) == ["2d", "3d"] and (table.n_starts == 3).all()
