@@ -34,10 +34,12 @@ def test_no_decay_parameters_have_zero_weight_decay(name):
         assert all(group["momentum"] == 0.5 for group in optimizer.param_groups)
 
 
-def test_weight_decay_moves_only_the_decayed_parameters():
-    """One AdamW step with zero gradients: decayed parameters shrink by lr * wd, p and b stay."""
+@pytest.mark.parametrize("name", ["adamw", "sgd"])
+def test_weight_decay_moves_only_the_decayed_parameters(name):
+    """One step with zero gradients: decayed parameters shrink by lr * wd, p and b stay (AdamW's
+    decoupled decay; SGD's first step with momentum moves by lr * (0 + wd * param) as well)."""
     settings = copy.deepcopy(SETTINGS)
-    settings["optimizer"]["weight_decay"] = 0.5
+    settings["optimizer"].update(name=name, weight_decay=0.5, momentum=0.5)
     model = make_model(run_settings(settings))
     with torch.no_grad():
         for param in model.parameters():
