@@ -150,3 +150,43 @@ def test_measuring_the_basins_logs_one_line_per_model_chain_and_sigma(caplog):
         "3d p=0.9 q=0.9 sigma=0.05: local 1.000 theory nan",
     ]
     assert list(table.model) == ["2d", "3d"] and (table.n_starts == 3).all()
+
+
+def test_grid_agreement_counts_endpoints_in_their_predicted_basin(monkeypatch):
+    """The grid's flows replaced by labels chosen by hand: agreement, drift and loss error per chain,
+    with the settings' horizon and number of rounds passed on."""
+    import dataclasses
+
+    from replication.papers.local_to_global import canonical
+    from replication.papers.local_to_global.markov import MarkovChain
+
+    settings = dataclasses.replace(
+        SETTINGS, chains=(MarkovChain(0.9, 0.9), MarkovChain(0.1, 0.1)), flow_time=12.0, rounds=7
+    )
+    calls = []
+
+    def flow_endpoints(chain, model, starts, flow_time, rounds=4):
+        calls.append((chain, model, len(starts), flow_time, rounds))
+        labels = canonical.predicted_basin(chain, starts[:, 0], starts[:, 1]).copy()
+        if chain.p == 0.1:
+            labels[:3] = canonical.UNCONVERGED  # three starts that did not settle
+        local = labels == canonical.LOCAL_MIN
+        return pd.DataFrame(
+            {
+                "e": starts[:, 0],
+                "w": starts[:, 1],
+                "endpoint": labels,
+                "loss": np.where(local, chain.unigram_loss + 1e-7 * (1 + (chain.p == 0.1)), chain.bigram_loss),
+                "energy_drift": np.linspace(0, 1e-9 * chain.p, len(starts)),
+            }
+        )
+
+    monkeypatch.setattr(basins, "flow_endpoints", flow_endpoints)
+    grid = basins.grid_agreement(settings)
+    n = len(basins.starting_grid(4, 2.0, 0.05))
+    assert n == 16 and calls == [(settings.chains[0], "2d", n, 12.0, 7), (settings.chains[1], "2d", n, 12.0, 7)]
+    assert list(grid.columns) == ["p", "q", "n_starts", "agreeing", "max_energy_drift", "max_endpoint_loss_error"]
+    assert grid[["p", "q", "n_starts", "agreeing"]].values.tolist() == [[0.9, 0.9, 16, 16], [0.1, 0.1, 16, 13]]
+    assert np.allclose(grid.max_energy_drift, [0.9e-9, 0.1e-9], rtol=1e-12)
+    # the local minima's losses are off by 1e-7 and 2e-7, the global minima's exact
+    assert np.allclose(grid.max_endpoint_loss_error, [1e-7, 2e-7], rtol=1e-6, atol=0)
