@@ -191,3 +191,10 @@ def test_grid_agreement_counts_endpoints_in_their_predicted_basin(monkeypatch):
     assert np.allclose(grid.max_energy_drift, [0.9e-9, 0.1e-9], rtol=1e-12)
     # the local minima's losses are off by 1e-7 and 2e-7, the global minima's exact
     assert np.allclose(grid.max_endpoint_loss_error, [1e-7, 2e-7], rtol=1e-6, atol=0)
+
+
+def test_a_model_missing_from_the_basins_shows_as_nan_drift():
+    claims = {c.claim_id: c for c in basins.landscape_claims(BASINS[BASINS.model == "2d"], GRID, SETTINGS)}
+    assert claims["2"].reason == "every basin start and grid start; 2-D 1.0e-08, 3-D nan"
+    claims = {c.claim_id: c for c in basins.landscape_claims(BASINS[BASINS.model == "3d"], GRID, SETTINGS)}
+    assert claims["2"].reason == "every basin start and grid start; 2-D nan, 3-D 3.0e-09"

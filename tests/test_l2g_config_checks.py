@@ -17,6 +17,7 @@ def _config(schedule, **experiments):
         {"local_to_global": {}},
         {"local_to_global": {"transformer": {}}},
         {"local_to_global": {"transformer": {"experiments": {"fig3": {"steps": 20}}}}},  # no schedule section
+        {"local_to_global": {"transformer": {"schedule": {"name": "onecycle", "warmup": 0.05}}}},  # no experiments
         _config({"name": "constant", "warmup": 0.05}, fig3={"steps": 20}),  # no warm-up in a constant rate
         _config({"name": "onecycle"}, fig3={"steps": 20}),  # warm-up not given (the schema's default applies)
         _config({"name": "onecycle", "warmup": 0.05}, fig3={}),  # steps not given
