@@ -198,3 +198,63 @@ def test_a_model_missing_from_the_basins_shows_as_nan_drift():
     assert claims["2"].reason == "every basin start and grid start; 2-D 1.0e-08, 3-D nan"
     claims = {c.claim_id: c for c in basins.landscape_claims(BASINS[BASINS.model == "3d"], GRID, SETTINGS)}
     assert claims["2"].reason == "every basin start and grid start; 2-D nan, 3-D 3.0e-09"
+
+
+def test_basin_starts_are_one_draw_scaled_by_each_sigma_and_shared(monkeypatch, capsys):
+    """The documented pairing: one N(0, 1) draw of shape (n, 3) from the seed, scaled by every sigma,
+    the same for every chain, the 2-D model taking its first two columns (e, w); the table has one
+    row per chain, sigma and model, with the flows' settings passed on."""
+    import dataclasses
+
+    import tqdm.std
+
+    from replication.papers.local_to_global import canonical
+    from replication.papers.local_to_global.markov import MarkovChain
+
+    monkeypatch.setattr(tqdm.std, "time", lambda: 1000.0)  # a stopped clock: the bar redraws only when forced
+    settings = dataclasses.replace(
+        SETTINGS, chains=(MarkovChain(0.9, 0.9), MarkovChain(0.1, 0.1)), sigmas=(0.05, 2.0), n_starts=5, rounds=6
+    )
+    calls = []
+
+    def flow_endpoints(chain, model, starts, flow_time, rounds=4):
+        calls.append((chain, model, starts, flow_time, rounds))
+        label = canonical.LOCAL_MIN if chain.switching > 1 else canonical.GLOBAL_MIN
+        frame = pd.DataFrame(starts, columns=["e", "w", "a"][: starts.shape[1]])
+        loss = chain.unigram_loss if chain.switching > 1 else chain.bigram_loss
+        return frame.assign(endpoint=label, loss=loss, energy_drift=1e-12)
+
+    monkeypatch.setattr(basins, "flow_endpoints", flow_endpoints)
+    table = basins.measure_basins(settings)
+    normal = np.random.default_rng(3).standard_normal((5, 3))
+    assert [(c[0], c[1]) for c in calls] == [
+        (chain, model) for chain in settings.chains for _ in settings.sigmas for model in ("2d", "3d")
+    ]
+    assert all(flow_time == 300.0 and rounds == 6 for *_, flow_time, rounds in calls)
+    for index, (_, model, starts, _, _) in enumerate(calls):
+        sigma = settings.sigmas[(index // 2) % 2]
+        np.testing.assert_array_equal(starts, sigma * normal[:, : 2 if model == "2d" else 3])
+    assert list(table.columns) == [
+        "model", "p", "q", "sigma", "n_starts", "fraction_local_min", "fraction_global_min", "fraction_other",
+        "fraction_local_min_theory", "fraction_agreeing_with_theory", "max_energy_drift", "max_endpoint_loss_error",
+    ]  # fmt: skip
+    assert table[["model", "p", "sigma"]].values.tolist() == [
+        ["2d", 0.9, 0.05], ["3d", 0.9, 0.05], ["2d", 0.9, 2.0], ["3d", 0.9, 2.0],
+        ["2d", 0.1, 0.05], ["3d", 0.1, 0.05], ["2d", 0.1, 2.0], ["3d", 0.1, 2.0],
+    ]  # fmt: skip
+    assert table.fraction_agreeing_with_theory[table.model == "3d"].isna().all()
+    assert table.fraction_local_min_theory[table.model == "3d"].isna().all()
+    assert (table.max_endpoint_loss_error == 0).all() and (table.max_energy_drift == 1e-12).all()
+    # the progress bar, labelled, drawn at the start and the end only
+    err = capsys.readouterr().err
+    assert "basins" in err and "8/8" in err and not any(f" {k}/8 " in err for k in range(1, 8))
+
+
+def test_basins_under_a_noise_member_move_in_the_last_bits(monkeypatch):
+    from replication.numerics import VARIABLE
+
+    base = basins.measure_basins(SETTINGS)
+    monkeypatch.setenv(VARIABLE, "3")
+    member = basins.measure_basins(SETTINGS)
+    np.testing.assert_array_equal(member.fraction_local_min, base.fraction_local_min)
+    assert np.allclose(member.max_energy_drift, base.max_energy_drift, atol=1e-12)
