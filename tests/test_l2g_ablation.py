@@ -1,8 +1,10 @@
 """Fig. 3 / Fig. 6 ablation: the two-symbol model, the variants' settings, the schedule horizon."""
 
 import dataclasses
+import math
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -132,3 +134,113 @@ def test_alignment_table_measures_known_structure():
     )
     assert table.loc["W_1", "cos_e_input"] == pytest.approx(1.0)
     assert table.loc["W_V", "cos_wv_output_w1_input"] == pytest.approx(1.0)
+
+
+def _rank_one_checkpoints(steps, scale):
+    """W_1 = w alpha^T, W_V = alpha v^T (output side along e = alpha) at every step."""
+    alpha = np.array([1.0, -1.0, 1.0, 1.0])
+    w, v = np.linspace(-1, 1, 16), np.array([0.5, 0.1, -0.3, 0.2])
+    count = len(steps)
+    return {
+        "step": np.array(steps),
+        "e": np.tile(scale * alpha, (count, 1)),
+        "W_1": np.stack([np.outer(w, alpha)] * count),
+        "W_V": np.stack([np.outer(alpha, v)] * count),
+    }
+
+
+def test_ablation_table_stacks_the_variants_with_their_names_first():
+    from replication.papers.local_to_global.ablation import recovering_variants
+
+    table = ablation_table(
+        {"pipeline": _rank_one_checkpoints([0, 10], 0.3), "peak_lr": _rank_one_checkpoints([10], 1.0)}
+    )
+    assert list(table.columns) == [
+        "variant", "matrix", "step", "top_share", "cos_e_input", "cos_e_output", "e_flatness", "cos_wv_output_w1_input"
+    ]  # fmt: skip
+    assert list(table.index) == list(range(6))  # one fresh index over the variants
+    assert list(zip(table.variant, table.matrix, table.step)) == [
+        ("pipeline", "W_V", 0), ("pipeline", "W_1", 0), ("pipeline", "W_V", 10), ("pipeline", "W_1", 10),
+        ("peak_lr", "W_V", 10), ("peak_lr", "W_1", 10),
+    ]  # fmt: skip
+    wv = table[table.matrix == "W_V"]
+    assert np.allclose(wv.cos_e_output, 1.0) and np.allclose(wv.cos_wv_output_w1_input, 1.0)
+    # recovered: W_V's output side along e at the step asked, the pipeline's own run left out
+    assert recovering_variants(table, 10, 0.9) == ["peak_lr"]
+    assert recovering_variants(table, 0, 0.9) == []
+
+
+def test_recovering_variants_at_the_threshold_and_by_matrix_and_step():
+    from replication.papers.local_to_global.ablation import recovering_variants
+
+    table = pd.DataFrame(
+        [
+            ("pipeline", "W_V", 200, 0.99),
+            ("peak_lr", "W_V", 200, 0.9),  # on the threshold: recovered
+            ("schedule_horizon", "W_V", 200, 0.89),
+            ("two_symbol_embedding", "W_V", 100, 0.99),  # another step
+            ("all_authors", "W_1", 200, 0.99),  # another matrix
+            ("all_authors", "W_V", 200, 0.95),
+        ],
+        columns=["variant", "matrix", "step", "cos_e_output"],
+    )
+    assert recovering_variants(table, 200, 0.9) == ["peak_lr", "all_authors"]
+    assert recovering_variants(table, 100, 0.9) == ["two_symbol_embedding"]
+
+
+def _authors_forward(model, tokens):
+    """The authors' vocabulary-2 GPT written out: x_n = wte[s_n] + p_n, one causal softmax head
+    (scale 1/sqrt d) through W_O, the ReLU MLP, and a head tied to wte with a bias per symbol;
+    the binary logit is the difference of the two symbols' logits."""
+    wte, p = model.wte.detach(), model.p.detach()
+    W = {name: getattr(model, name).detach() for name in ("W_Q", "W_K", "W_V", "W_O", "W_1", "W_2")}
+    T, d = tokens.shape[-1], wte.shape[1]
+    x = wte[tokens] + p[:T]
+    q, k, v = x @ W["W_Q"].T, x @ W["W_K"].T, x @ W["W_V"].T
+    scores = (q @ k.transpose(-1, -2)) / math.sqrt(d)
+    scores = scores.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
+    x = x + torch.softmax(scores, dim=-1) @ v @ W["W_O"].T
+    x = x + torch.relu(x @ W["W_1"].T) @ W["W_2"].T
+    logits = x @ wte.T + model.b.detach()
+    return logits[..., 1] - logits[..., 0]
+
+
+def test_two_symbol_model_computes_the_authors_two_way_head():
+    two = build_two_symbol(RUN, torch.Generator().manual_seed(5))
+    with torch.no_grad():  # a head bias and an embedding far from the init, so every term counts
+        two.b.copy_(torch.tensor([0.3, -0.4]))
+        two.wte.add_(torch.tensor([[0.5, -0.2, 0.1, 0.3], [-0.1, 0.4, 0.2, -0.6]]))
+        two.p.add_(0.2)
+    tokens = torch.randint(0, 2, (3, 16), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        assert torch.allclose(two(tokens), _authors_forward(two, tokens), atol=1e-5)
+
+
+def test_effective_checkpoints_and_the_alignment_table_of_chosen_steps():
+    from replication.papers.local_to_global.ablation import effective_checkpoints
+
+    wte = np.array([[[0.5, -1.0, 2.0], [1.0, 1.0, 1.0]], [[0.0, 0.0, 0.0], [3.0, -2.0, 1.0]]])
+    effective = effective_checkpoints({"step": np.array([0, 10]), "wte": wte})
+    assert np.array_equal(effective["e"], np.array([[0.5, 2.0, -1.0], [3.0, -2.0, 1.0]]))  # wte[1] - wte[0]
+    own = {"step": np.array([0]), "wte": wte[:1], "e": np.array([[9.0, 9.0, 9.0]])}
+    assert effective_checkpoints(own) is own  # a run with its own e is left alone
+    scalar = {"step": np.array([0]), "e": np.ones((1, 3))}
+    assert effective_checkpoints(scalar) is scalar
+
+    checkpoints = _rank_one_checkpoints([0, 10, 20], 0.5)
+    table = alignment_table(checkpoints, steps=[10])
+    assert list(zip(table.matrix, table.step)) == [("W_V", 10), ("W_1", 10)]
+    assert np.allclose(table.cos_wv_output_w1_input, 1.0)
+    empty = alignment_table(checkpoints, steps=[5])
+    assert empty.empty and empty.cos_wv_output_w1_input.dtype == np.float64
+
+
+def test_the_value_output_variant_and_its_error_messages():
+    value = variant_settings(RUN, ABLATION, "value_output", "rank_one")
+    assert value.rank_one_value == "output" and value == dataclasses.replace(
+        RUN, steps=20, eval_every=20, rank_one_value="output"
+    )
+    # other variants of the rank-one run keep alpha on W_V's input side
+    assert variant_settings(RUN, ABLATION, "peak_lr", "rank_one").rank_one_value == "input"
+    with pytest.raises(ValueError, match=r"^the two-symbol embedding is defined for the standard \(GPT-2\) init only$"):
+        variant_settings(RUN, ABLATION, "two_symbol_embedding", "rank_one")

@@ -188,3 +188,35 @@ def test_global_minimum_surface_and_stationary_attention_values():
     assert stationary.dtype == float and np.isnan(stationary[0])
     np.testing.assert_allclose(stationary[1:], [-1.0, -0.25, -4.0], rtol=1e-15)
     assert attention.stationary_attention(1).item() == -1.0
+
+
+def test_global_minimum_surface_is_nan_without_floating_point_errors():
+    """Where no surface exists (e = 0; at p + q = 1 also 0/0, D* = 0) the graph is NaN, silently,
+    even for a caller that turns invalid operations into errors."""
+    chain = MarkovChain(0.25, 0.75)
+    with np.errstate(invalid="raise", divide="raise"):
+        a = attention.global_min_attention(chain, np.array([0.0, 1.0]), np.array([0.5, 0.5]))
+    assert np.isnan(a[0]) and a[1] == pytest.approx(-1.0)  # D* = 0: 1 + a e^2 = 0
+
+
+def test_stationary_set_boundaries_at_an_exact_tolerance():
+    """With tol = 2^-10 every distance below is exact in binary: |e| = tol is off the e = 0 plane
+    (so on the stationary set), while |w - w_sad| = tol or |1 + a e^2| = tol is not within tol."""
+    chain, tol = MarkovChain(0.9, 0.9), 2.0**-10
+    labels = attention.classify_endpoint(
+        chain,
+        [tol, 1.0, 1.0, 1.0],
+        [canonical.SADDLE_W, canonical.SADDLE_W + tol, canonical.SADDLE_W, canonical.SADDLE_W],
+        [-(2.0**20), -1.0, -1.0 + tol, -1.0 + tol / 2],
+        tol=tol,
+    )
+    assert list(labels) == [attention.STATIONARY, canonical.UNCONVERGED, canonical.UNCONVERGED, attention.STATIONARY]
+
+
+@pytest.mark.parametrize("model, start", [(canonical, [1.0, 0.0]), (attention, [1.0, 0.0, 0.3])])
+def test_the_clocked_flow_moves_along_the_invariant_plane_w_0(model, start):
+    """On w = 0 the flow keeps w = 0 and, for p + q > 1 (Thm 2: w >= 0 lies in I_min), takes e to 0."""
+    field = clocked_field(MarkovChain(0.9, 0.9), model.gap_derivatives)
+    _, path = integrate_flow(field, np.array([start]), 50.0, method="DOP853", atol=1e-30)
+    end = path[-1, 0]
+    assert end[1] == 0.0 and abs(end[0]) < 0.1

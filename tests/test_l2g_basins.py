@@ -133,3 +133,15 @@ def test_attention_figure_data(zoomed, sigma, extent):
         rows = surface[surface.panel == panel]
         gap = rows.e**2 * (1 + rows.a * rows.e**2) * canonical.signed_square(rows.w)
         np.testing.assert_allclose(gap, chain.optimal_gap, rtol=1e-9)
+
+
+def test_starting_grid_leaves_out_the_axes_and_the_saddles_flow_lines():
+    """5 x 5 points on [-2, 2]^2: the axes go; so does every point within the margin of |e| = g(w)
+    (g(-2) = 1.5685, g(-1) = 0.3917; no separatrix for w > 0)."""
+    grid = basins.starting_grid(5, 2.0, 0.5)
+    assert grid.shape == (14, 2)
+    every = {(e, w) for e in (-2.0, -1.0, 1.0, 2.0) for w in (-2.0, -1.0, 1.0, 2.0)}
+    assert set(map(tuple, grid)) == every - {(2.0, -2.0), (-2.0, -2.0)}  # |2 - g(-2)| = 0.43 < 0.5
+    # a margin equal to a grid value excludes the points on it: only |e| = |w| = 2 stay, and
+    # w = -2 is 0.43 < 1 from its separatrix
+    assert set(map(tuple, basins.starting_grid(5, 2.0, 1.0))) == {(-2.0, 2.0), (2.0, 2.0)}

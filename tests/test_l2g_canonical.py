@@ -209,3 +209,58 @@ def test_separatrix_values():
     assert g[0] > 1 and np.isnan(g[4]) and np.isnan(g[5])  # defined for w < 0 only
     # The separatrix is a level set of the energy at the saddle's value.
     np.testing.assert_allclose(canonical.energy(g[:4], w[:4]), canonical.SADDLE_ENERGY, atol=1e-12)
+
+
+def test_global_minimum_locus_values():
+    """|e| = sqrt(D* / (1 + 2w|w|)) where that is positive, also below 1; NaN where it is not."""
+    chain = MarkovChain(0.2, 0.3)  # D* = log(0.56 / 0.06) = 2.2336
+    w = np.array([0.0, 1.0, 2.0, -1.0])
+    expected = np.sqrt(chain.optimal_gap / np.array([1.0, 3.0, 9.0]))
+    locus = canonical.global_min_locus(chain, w)
+    np.testing.assert_allclose(locus[:3], expected, rtol=1e-12)
+    assert locus[2] < 1 and np.isnan(locus[3])
+
+
+def test_theorem_basins_on_the_axis_w_0_and_at_the_saddle():
+    """Thm 2 (p+q>1): I_min contains the whole half-plane w >= 0, the axis w = 0 included; the saddle
+    (0, -1/sqrt 2) is in I_sad for both theorems (g(-1/sqrt 2) = 0)."""
+    above, below = MarkovChain(0.9, 0.9), MarkovChain(0.1, 0.1)
+    assert canonical.separatrix(canonical.SADDLE_W) == 0.0
+    assert list(canonical.predicted_basin(above, [1.0, 2.5], [0.0, 0.0])) == [canonical.LOCAL_MIN] * 2
+    assert list(canonical.predicted_basin(below, [1.0, 2.5], [0.0, 0.0])) == [canonical.GLOBAL_MIN] * 2
+    for chain in (above, below):
+        assert list(canonical.predicted_basin(chain, [0.0], [canonical.SADDLE_W])) == [canonical.SADDLE]
+
+
+def test_endpoint_labels_at_an_exact_tolerance():
+    """tol = 2^-10: D* + tol and -1/sqrt 2 + tol are exact in binary, so each point sits exactly at
+    the tolerance from its set, which is not within it."""
+    chain, tol = MarkovChain(0.2, 0.3), 2.0**-10
+    gap = np.array([chain.optimal_gap + tol, chain.optimal_gap + tol / 2])
+    labels = canonical.classify_endpoint(chain, [0.5, 0.5], [0.3, 0.3], tol=tol, gap_value=gap)
+    assert list(labels) == [canonical.UNCONVERGED, canonical.GLOBAL_MIN]
+    w = np.array([canonical.SADDLE_W + tol, canonical.SADDLE_W + tol / 2])
+    labels = canonical.classify_endpoint(chain, [0.0, 0.0], w, tol=tol)
+    # p + q < 1: on e = 0 at 1 + 2w|w| > 0 a local maximum; within tol of the saddle's w the saddle
+    assert list(labels) == [canonical.LOCAL_MAX, canonical.SADDLE]
+
+
+def test_single_precision_inputs_are_computed_in_double_precision():
+    """float32 coordinates (as trained parameters are) give the results of the same numbers in float64."""
+    chain = MarkovChain(0.9, 0.9)
+    e32, w32 = np.float32([1e-4, 0.3, 1.7]), np.float32([0.5, -0.45, 1.3])
+    e64, w64 = e32.astype(float), w32.astype(float)
+    np.testing.assert_array_equal(canonical.signed_square(w32), canonical.signed_square(w64))
+    np.testing.assert_array_equal(canonical.gap(e32, w32), canonical.gap(e64, w64))
+    # float32(1e-4) is just below 1e-4: on the e = 0 line in double precision
+    np.testing.assert_array_equal(
+        canonical.classify_endpoint(chain, e32, w32), canonical.classify_endpoint(chain, e64, w64)
+    )
+    assert canonical.classify_endpoint(chain, e32, w32)[0] == canonical.LOCAL_MIN
+
+
+def test_energy_on_the_axis_w_0_raises_no_divide_by_zero():
+    """log|w| at w = 0 is taken silently (the energy is not finite there: the e-axis is a barrier)."""
+    with np.errstate(divide="raise", invalid="ignore"):
+        energy = canonical.energy(np.array([1.0, 1.0]), np.array([0.0, 0.5]))
+    assert not np.isfinite(energy[0]) and energy[1] == pytest.approx(1.0 - 0.25 + np.log(2.0))

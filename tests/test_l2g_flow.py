@@ -67,3 +67,20 @@ def test_clocked_field_is_the_gradient_divided_by_the_curvature_bound(model, dim
     assert field.shape == gradient.shape
     np.testing.assert_allclose(field * bound, gradient, rtol=1e-12, atol=1e-15)
     assert np.all(bound > 1)  # the clock only slows the flow down
+
+
+def test_the_method_reaches_the_solver():
+    """At loose tolerances each method makes its own errors: the paths differ, each near the circle."""
+    paths = {
+        method: integrate_flow(rotation, STARTS, 20.0, rtol=1e-4, atol=1e-4, method=method)[1][-1]
+        for method in ("LSODA", "RK45", "DOP853")
+    }
+    exact = np.column_stack(
+        [STARTS[:, 0] * np.cos(20) - STARTS[:, 1] * np.sin(20), STARTS[:, 0] * np.sin(20) + STARTS[:, 1] * np.cos(20)]
+    )
+    for path in paths.values():
+        np.testing.assert_allclose(path, exact, atol=0.05)
+    assert not np.allclose(paths["LSODA"], paths["RK45"], rtol=0, atol=1e-9)
+    assert not np.allclose(paths["DOP853"], paths["RK45"], rtol=0, atol=1e-9)
+    # the default is LSODA
+    np.testing.assert_array_equal(integrate_flow(rotation, STARTS, 20.0, rtol=1e-4, atol=1e-4)[1][-1], paths["LSODA"])

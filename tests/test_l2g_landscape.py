@@ -67,3 +67,8 @@ def test_flows_for_chains_share_one_seeded_stream(caplog):
         "p=0.1 q=0.2 endpoints: {'a': 1, 'b': 1}",
         "p=0.7 q=0.6 endpoints: {'a': 1, 'b': 1}",
     ]
+
+
+def test_fig1_flows_sample_200_times_by_default():
+    frame = landscape.fig1_flows(MarkovChain(0.9, 0.9), 2, 2.0, 5.0, np.random.default_rng(1))
+    assert len(frame) == 2 * 200 and frame.t.nunique() == 200

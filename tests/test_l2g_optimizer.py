@@ -34,10 +34,12 @@ def test_no_decay_parameters_have_zero_weight_decay(name):
         assert all(group["momentum"] == 0.5 for group in optimizer.param_groups)
 
 
-def test_weight_decay_moves_only_the_decayed_parameters():
-    """One AdamW step with zero gradients: decayed parameters shrink by lr * wd, p and b stay."""
+@pytest.mark.parametrize("name", ["adamw", "sgd"])
+def test_weight_decay_moves_only_the_decayed_parameters(name):
+    """One step with zero gradients: decayed parameters shrink by lr * wd, p and b stay (AdamW's
+    decoupled decay; SGD's first step with momentum moves by lr * (0 + wd * param) as well)."""
     settings = copy.deepcopy(SETTINGS)
-    settings["optimizer"]["weight_decay"] = 0.5
+    settings["optimizer"].update(name=name, weight_decay=0.5, momentum=0.5)
     model = make_model(run_settings(settings))
     with torch.no_grad():
         for param in model.parameters():
@@ -120,3 +122,31 @@ def test_cuda_request_without_cuda_falls_back_to_the_cpu_with_a_warning(caplog):
     ]
     caplog.clear()
     assert resolve_device("cpu") == torch.device("cpu") and not caplog.records
+
+
+def _lrs(steps, **schedule):
+    settings = copy.deepcopy(SETTINGS)
+    settings["schedule"].update(schedule)
+    model = make_model(run_settings(settings))
+    optimizer = make_optimizer(model, run_settings(settings))
+    scheduler = make_schedule(optimizer, run_settings(settings), steps)
+    lrs = []
+    for _ in range(steps):
+        lrs.append(scheduler.get_last_lr()[0])
+        optimizer.step()
+        scheduler.step()
+    return np.array(lrs)
+
+
+def test_the_cycle_spans_the_run_unless_the_horizon_is_longer():
+    lr, sched = SETTINGS["optimizer"]["lr"], SETTINGS["schedule"]
+    final = lr / sched["div_factor"] / sched["final_div_factor"]
+    # a horizon shorter than the run is ignored: the cycle still spans all 60 steps
+    assert np.allclose(_lrs(60, horizon=20), _lrs(60, horizon=None), rtol=1e-12)
+    assert np.isclose(_lrs(60, horizon=20)[-1], final, rtol=1e-6)
+    # a longer horizon: the run stops mid-cycle, on the horizon's curve
+    long = _lrs(60, horizon=200)
+    assert np.allclose(long, _lrs(200, horizon=None)[:60], rtol=1e-12) and long[-1] > 2 * final
+    # the shortest cycle torch allows: two steps, the second at the final rate
+    two = _lrs(2, horizon=None)
+    assert np.isclose(two[-1], final, rtol=1e-6) and two[0] > final

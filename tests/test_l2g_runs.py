@@ -43,3 +43,33 @@ def test_longer_runs_get_higher_scheduling_priority():
     assert training_priority(fig4) == 100 + (2000 + 2001 // 3) // 100 == 126
     assert training_priority(fig3) == 100 + (800 + 81 // 3) // 100 == 108
     assert training_priority(dataclasses.replace(run, steps=1, eval_every=1)) == 100
+
+
+def test_ablation_runs_take_each_figures_first_init_and_seed():
+    from replication.papers.local_to_global.runs import ablation_files, ablation_runs
+
+    section = {
+        **SECTION,
+        "experiments": {
+            "fig3": {"chain": {"p": 0.2, "q": 0.3}, "inits": ["standard"], "seeds": [3, 4], "steps": 30},
+            "fig6": {"chain": {"p": 0.2, "q": 0.3}, "inits": ["rank_one", "standard"], "seeds": [5, 6], "steps": 30},
+        },
+        "ablation": {"fig3": ["peak_lr", "two_symbol_embedding"], "fig6": ["value_output"]},
+    }
+    settings = l2g_transformer(section)
+    assert ablation_runs(settings, "fig3") == [
+        ("pipeline", "standard", 3),
+        ("peak_lr", "standard", 3),
+        ("two_symbol_embedding", "standard", 3),
+    ]
+    assert ablation_runs(settings, "fig6") == [("pipeline", "rank_one", 5), ("value_output", "rank_one", 5)]
+    # the pipeline variant is the figure's own run, the others their own ablation runs
+    assert ablation_files(settings, "fig6") == [
+        "results/local_to_global/transformer/fig6/rank_one/seed5/checkpoints.npz",
+        "results/local_to_global/ablation_run/fig6/value_output/rank_one/seed5/checkpoints.npz",
+    ]
+    assert ablation_files(settings, "fig3") == [
+        "results/local_to_global/transformer/fig3/standard/seed3/checkpoints.npz",
+        "results/local_to_global/ablation_run/fig3/peak_lr/standard/seed3/checkpoints.npz",
+        "results/local_to_global/ablation_run/fig3/two_symbol_embedding/standard/seed3/checkpoints.npz",
+    ]

@@ -104,3 +104,11 @@ def test_markdown_and_latex_rendering():
     assert "\\caption{Cap.}" in latex and "\\label{tab:t}" in latex and "\\begin{table}[h]" in latex
     assert "\\begin{tabular}{ll}" in latex and "a\\_b & c \\\\" in latex and "x\\_1 & 1 \\\\" in latex
     assert latex.index("\\toprule") < latex.index("\\midrule") < latex.index("\\bottomrule")
+
+
+def test_markdown_cells_are_written_as_given_not_reparsed_as_numbers():
+    frame = pd.DataFrame({"setting": ["learning rate", "weight decay", "seeds"], "value": ["0.0010", "1e-3", "007"]})
+    lines = to_markdown(frame).splitlines()
+    assert lines[0].split("|")[1:-1] == [" setting       ", " value   "]
+    assert lines[1] == "|:--------------|:--------|"  # text columns, left-aligned
+    assert [line.split("|")[2].strip() for line in lines[2:]] == ["0.0010", "1e-3", "007"]

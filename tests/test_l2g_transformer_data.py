@@ -79,3 +79,40 @@ def test_batch_stream_shifts_targets_and_is_seeded():
     for (x1, y1), (x2, y2) in zip(batches, (next(second) for _ in range(7))):
         assert torch.equal(x1, x2) and torch.equal(y1, y2)
     assert not torch.equal(batches[0][0], batches[1][0])
+
+
+def _one_at_a_time(chain, u):
+    """The chain's definition applied to given uniforms, symbol by symbol: s_0 = 1[u_0 < pi1], then
+    1[u < p] after a 0 and 1[u < 1 - q] after a 1 (every comparison in the sampler's float32)."""
+    u = u.numpy()
+    f32 = np.float32
+    s = np.empty(u.shape, dtype=np.int64)
+    s[..., 0] = u[..., 0] < f32(chain.stationary[1])
+    for n in range(1, u.shape[-1]):
+        s[..., n] = np.where(s[..., n - 1] == 1, u[..., n] < f32(1 - chain.q), u[..., n] < f32(chain.p))
+    return s
+
+
+@pytest.mark.parametrize("p, q", [(0.25, 0.25), (0.75, 0.75), (0.25, 0.5), (0.25, 0.75), (0.2, 0.3), (0.9, 0.6)])
+def test_bulk_sampler_equals_the_definition_on_given_uniforms(monkeypatch, p, q):
+    """The bulk sampler (resets, flips, cumulative max and sum) against the step-by-step definition,
+    on uniforms that sit exactly on every threshold (pi1, p, 1 - q: exact in binary for the first
+    four chains; p + q = 1 for the fourth, where every step is a reset) as well as in between; a (3, 4, 40)
+    batch, so the scan runs along the last axis."""
+    chain = MarkovChain(p, q)
+    generator = torch.Generator().manual_seed(1)
+    thresholds = torch.tensor([chain.stationary[1], p, 1 - q, 0.0], dtype=torch.float32)
+    u = torch.rand(3, 4, 40, generator=generator)
+    on_threshold = torch.rand(3, 4, 40, generator=generator) < 0.5
+    u = torch.where(on_threshold, thresholds[torch.randint(0, 4, (3, 4, 40), generator=generator)], u)
+    drawn = []
+
+    def rand(*shape, generator=None, device=None):
+        assert shape == (3, 4, 40)
+        drawn.append(shape)
+        return u.clone()
+
+    monkeypatch.setattr(torch, "rand", rand)
+    s = sample_sequences(chain, (3, 4), 40, torch.Generator().manual_seed(0))
+    assert drawn == [(3, 4, 40)]  # one uniform per symbol, drawn once
+    np.testing.assert_array_equal(s.numpy(), _one_at_a_time(chain, u))

@@ -276,3 +276,13 @@ def test_claims_5_and_6_text():
         ),
     ]
     assert np.allclose([c.measured for c in core], [0.003, 0.003 + 0.5 * np.exp(-12), 0.95, 0.98], rtol=1e-3)
+
+
+def test_structure_of_a_matrix_whose_input_side_is_not_r_d():
+    """W_2 (d x 4d) has no input side in R^d: only its output side is compared with e."""
+    alpha = np.array([1.0, -1.0, 1.0, 1.0])
+    w = np.linspace(-1, 1, 16)
+    checkpoints = {"step": np.array([3]), "e": alpha[None], "W_2": np.outer(alpha, w)[None]}
+    row = structure_table(checkpoints, matrices=("W_2",)).iloc[0]
+    assert np.isnan(row.cos_e_input) and row.cos_e_output == pytest.approx(1.0)
+    assert row.top_share == pytest.approx(1.0) and row.step == 3
