@@ -5,7 +5,14 @@ import pytest
 import torch
 
 from conftest import l2g_transformer
-from replication.papers.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
+from replication.papers.local_to_global.model import (
+    INITS,
+    MarkovTransformer,
+    TransformerConfig,
+    initialise,
+    snapshot,
+    stack_snapshots,
+)
 from replication.papers.local_to_global.tables import table1, table2, to_latex, to_markdown
 
 D, N = 8, 1024
@@ -93,6 +100,8 @@ def test_same_seed_same_init(init):
 
 def test_forward_is_causal_and_matches_an_explicit_computation():
     model = _model("standard", context=16, seed=4)
+    with torch.no_grad():
+        model.b.fill_(0.3)  # a trained-like output bias (it starts at 0)
     tokens = torch.randint(0, 2, (3, 16), generator=torch.Generator().manual_seed(0))
     logits = model(tokens)
     assert logits.shape == (3, 16)
@@ -166,3 +175,33 @@ def test_gradient_steps_keep_rank_one_value_only_with_alpha_on_the_input_side(si
         stepped = model.W_V - 0.5 * model.W_V.grad
     assert _rank(model.W_V.detach()) == 1
     assert _rank(stepped, tol=1e-5) == rank_after_step
+
+
+def test_the_configured_attention_path_is_the_one_that_runs(monkeypatch):
+    """`attention: fast` runs the binary-token kernel (its result is the model's attention), `sdpa` never calls it."""
+    from replication.papers.local_to_global import model as model_module
+
+    original, calls = model_module.binary_token_attention, []
+
+    def counted(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(model_module, "binary_token_attention", counted)
+    tokens = torch.randint(0, 2, (2, 16), generator=torch.Generator().manual_seed(1))
+    fast = _model("standard", context=16, seed=2)
+    assert fast.config.attention == "fast"
+    x = tokens.unsqueeze(-1).float() * fast.e + fast.p[:16]
+    assert torch.equal(fast.attend(tokens, x), original(tokens, fast.e, fast.p, fast.W_Q, fast.W_K, fast.W_V))
+    assert len(calls) == 1
+    sdpa = MarkovTransformer(TransformerConfig(d=8, context=16, mlp_ratio=4, attention="sdpa"))
+    sdpa.load_state_dict(fast.state_dict())
+    sdpa(tokens)
+    assert len(calls) == 1
+
+
+def test_stacked_snapshots_of_a_single_checkpoint():
+    model = _model("standard", context=16, seed=3)
+    stacked = stack_snapshots([snapshot(model)])
+    assert set(stacked) == {name for name, _ in model.named_parameters()}
+    assert stacked["W_Q"].shape == (1, 8, 8) and np.array_equal(stacked["W_Q"][0], model.W_Q.detach().numpy())
