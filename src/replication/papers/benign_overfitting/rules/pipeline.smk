@@ -1,5 +1,6 @@
 # Benign overfitting in token selection (arXiv 2409.17625 v1): Fig. 1 selections, recorded runs
 # (Figs. 2, 3), the d x ||mu|| grid in shards (Figs. 4-6, accuracy), then the claims table.
+# The grid merge and the figure rules are localrules: on a cluster they run in the driver (seconds each).
 from replication.papers.benign_overfitting import HEATMAPS as BO_HEATMAPS
 from replication.papers.benign_overfitting import PANELS as BO_PANELS
 from replication.papers.benign_overfitting import PAPER as BO_PAPER
@@ -92,6 +93,7 @@ rule bo_grid:
         "logs/benign_overfitting/grid.log",
     benchmark:
         "benchmarks/bo_grid/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -111,6 +113,7 @@ rule bo_fig1:
         "logs/benign_overfitting/fig1.log",
     benchmark:
         "benchmarks/bo_fig1/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -133,6 +136,7 @@ rule bo_fig2:
         "logs/benign_overfitting/fig2.log",
     benchmark:
         "benchmarks/bo_fig2/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -160,6 +164,7 @@ rule bo_fig3:
         "logs/benign_overfitting/fig3.log",
     benchmark:
         "benchmarks/bo_fig3/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -187,6 +192,7 @@ rule bo_heatmaps:
         "logs/benign_overfitting/heatmaps.log",
     benchmark:
         "benchmarks/bo_heatmaps/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:

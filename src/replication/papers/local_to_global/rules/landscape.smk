@@ -1,4 +1,5 @@
 # Local to Global: the loss landscape and gradient flow of the canonical models (Figs. 1, 2, 5).
+# Figure rules are localrules: on a cluster they run in the driver (seconds each, not worth a queue wait).
 
 from replication.papers.local_to_global import PAPER as L2G
 from replication.papers.local_to_global.settings import landscape_settings
@@ -37,6 +38,7 @@ rule l2g_fig1:
         "logs/local_to_global/fig1.log",
     benchmark:
         "benchmarks/l2g_fig1/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     threads: 1
@@ -85,6 +87,7 @@ rule l2g_fig2:
         "logs/local_to_global/fig2.log",
     benchmark:
         "benchmarks/l2g_fig2/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -106,6 +109,7 @@ rule l2g_fig5:
         "logs/local_to_global/fig5.log",
     benchmark:
         "benchmarks/l2g_fig5/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -168,6 +172,7 @@ rule l2g_basins:
         "logs/local_to_global/basins.log",
     benchmark:
         "benchmarks/l2g_basins/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:

@@ -1,5 +1,6 @@
 # Local to Global: a single-layer transformer trained on Markov chains (Figs. 3, 4, 6; Tables 1, 2).
-# One training job per (experiment, init, seed); figures, tables and claims read the runs.
+# One training job per (experiment, init, seed); figures, tables and claims read the runs and are
+# localrules: on a cluster they run in the driver (seconds each, not worth a queue wait).
 
 from replication.papers.local_to_global import INITS
 from replication.papers.local_to_global import PAPER as L2G
@@ -92,6 +93,7 @@ rule l2g_ablation:
         "benchmarks/l2g_ablation/{experiment}.tsv"
     wildcard_constraints:
         experiment="fig3|fig6",
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -117,6 +119,7 @@ rule l2g_fig3:
         "logs/local_to_global/fig3.log",
     benchmark:
         "benchmarks/l2g_fig3/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -141,6 +144,7 @@ rule l2g_fig6:
         "logs/local_to_global/fig6.log",
     benchmark:
         "benchmarks/l2g_fig6/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
@@ -164,6 +168,7 @@ rule l2g_fig4:
         "logs/local_to_global/fig4.log",
     benchmark:
         "benchmarks/l2g_fig4/run.tsv"
+    localrule: True
     conda:
         ENVIRONMENT
     resources:
