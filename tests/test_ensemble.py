@@ -275,6 +275,8 @@ def test_progress_lines_reach_the_log_in_order(tmp_path):
         text=True,
         check=True,
         timeout=60,
+        # The package this test imported (under mutation testing, the mutated copy), not the installed one.
+        env={**os.environ, "PYTHONPATH": str(Path(ensemble.__file__).resolve().parents[1])},
     )
     lines = [line.split(":")[0] if line.startswith("ensemble") else line for line in child.stdout.splitlines()]
     assert lines == [
