@@ -375,3 +375,14 @@ def test_a_tie_between_envelope_and_floor_is_named_the_floor():
     assert tolerance_reason(2.0, 0.25, 0.5, "floor text", True) == "floor: 2 x envelope 0.25 + floor text"
     assert tolerance_reason(2.0, 0.5, 0.5, "floor text", True).startswith("envelope: ")
     assert tolerance_reason(2.0, 0.5, 0.5, "floor text", False).startswith("floor (no envelope measured): ")
+
+
+def test_a_diff_of_nothing_but_missing_figures_has_numeric_columns(tmp_path, monkeypatch):
+    ref = tmp_path / "reference"
+    figure(ref / "p", "gone")
+    monkeypatch.chdir(tmp_path)
+    summary = diff_figures([record("unmade")], ref, tmp_path / "out", 1.0, DATA)
+    assert summary.status.tolist() == ["missing figure", "missing figure"]
+    for column in ("deviation", "tolerance", "margin"):
+        assert summary[column].dtype == float and summary[column].isna().all(), column
+    assert "2 figures, 0 pass, 2 fail" in (tmp_path / "out" / "report.html").read_text()
