@@ -347,3 +347,42 @@ def test_report_cells_and_quantity_rows():
     assert "<p>P &amp; Q Fig. &lt;1&gt;. m</p>" in html
     assert "<img src='images/p/a.png'>" in html and "images/p/b.png" not in html  # quantities only when compared
     assert "<td>missing figure</td><td></td><td></td><td>m</td>" in html  # no margin, no worst quantity
+
+
+def test_figure_verdicts_of_any_summary():
+    """One row per key in key order, whatever the summary's order; an empty summary has the columns."""
+    base = {"paper": "P", "figure": "F", "status": "fail", "passed": False, "message": "m", "tolerance": 1.0}
+    summary = pd.DataFrame(
+        [
+            {**base, "key": "p/b", "quantity": "image rms", "deviation": 0.5, "margin": 0.5, "reason": "r"},
+            {**base, "key": "p/a", "quantity": "y", "deviation": 3.0, "margin": 3.0, "reason": "r"},
+            {**base, "key": "p/b", "quantity": "y", "deviation": 2.0, "margin": 2.0, "reason": "r"},
+        ]
+    )
+    verdicts = figure_verdicts(summary)
+    assert verdicts.key.tolist() == ["p/a", "p/b"]
+    assert verdicts.set_index("key").worst.to_dict() == {"p/a": "y", "p/b": "y"}
+    assert verdicts.set_index("key").margin.to_dict() == {"p/a": 3.0, "p/b": 2.0}
+    empty = figure_verdicts(summary.iloc[:0])
+    assert empty.empty and list(empty.columns) == [
+        "key", "paper", "figure", "status", "passed", "margin", "worst", "message",
+    ]  # fmt: skip
+
+
+def test_a_tie_between_envelope_and_floor_is_named_the_floor():
+    from replication.diff import tolerance_reason
+
+    assert tolerance_reason(2.0, 0.25, 0.5, "floor text", True) == "floor: 2 x envelope 0.25 + floor text"
+    assert tolerance_reason(2.0, 0.5, 0.5, "floor text", True).startswith("envelope: ")
+    assert tolerance_reason(2.0, 0.5, 0.5, "floor text", False).startswith("floor (no envelope measured): ")
+
+
+def test_a_diff_of_nothing_but_missing_figures_has_numeric_columns(tmp_path, monkeypatch):
+    ref = tmp_path / "reference"
+    figure(ref / "p", "gone")
+    monkeypatch.chdir(tmp_path)
+    summary = diff_figures([record("unmade")], ref, tmp_path / "out", 1.0, DATA)
+    assert summary.status.tolist() == ["missing figure", "missing figure"]
+    for column in ("deviation", "tolerance", "margin"):
+        assert summary[column].dtype == float and summary[column].isna().all(), column
+    assert "2 figures, 0 pass, 2 fail" in (tmp_path / "out" / "report.html").read_text()

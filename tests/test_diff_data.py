@@ -96,6 +96,7 @@ def csv(tmp_path, name, **columns):
     return path
 
 
+@pytest.mark.filterwarnings("error")  # 0 / 0 and x / 0 are computed quietly
 def test_every_field_of_a_hand_worked_comparison(tmp_path):
     """Reference y = [1, -4, 0, 2], regenerated [1, -4.5, 0.002, 2]; atol 1e-3, rtol 0.1, an envelope
     of 0.05 for y with k = 2. Tolerances 2 x 0.05 + 1e-3 + 0.1 |ref| = [0.201, 0.501, 0.101, 0.401];
@@ -182,3 +183,47 @@ def test_changed_labels_and_columns_in_detail(tmp_path):
     short = csv(tmp_path, "short", curve=["a", "b"], y=[1.0, 2.0])
     result = compare_data(short, ref, SETTINGS)
     assert result.passed is False and result.message == "2 rows, reference has 3"
+
+
+@pytest.mark.filterwarnings("error")  # no RuntimeWarning from NaN, infinities or zeros in a job's log
+def test_nan_and_infinities_where_both_agree_or_not(tmp_path):
+    """NaN against NaN and equal infinities are no change; a number against NaN or an infinity is
+    unbounded, and its tolerance is the floor of a zero reference (atol: no rtol of an infinity)."""
+    nan, inf = math.nan, math.inf
+    ref = csv(tmp_path, "ref", same=[nan, inf, -inf, 0.0], a=[nan, 1.0, 1.0, 1.0], b=[inf, 1.0, 1.0, 1.0],
+              c=[-inf, 1.0, 1.0, 1.0])  # fmt: skip
+    new = csv(tmp_path, "new", same=[nan, inf, -inf, 0.0], a=[5.0, 1.0, 1.0, 1.0], b=[5.0, 1.0, 1.0, 1.0],
+              c=[5.0, 1.0, 1.0, 1.0])  # fmt: skip
+    result = compare_data(new, ref, {"atol": 1e-3, "rtol": 0.5})
+    table = result.columns.set_index("column")
+    same = table.loc["same"]
+    assert (same.max_abs, same.max_rel, same.deviation, same.margin, same.n_outside) == (0.0, 0.0, 0.0, 0.0, 0)
+    for column in "abc":
+        row = table.loc[column]
+        assert (row.deviation, row.margin, row.n_outside, row.max_rel) == (math.inf, math.inf, 1, math.inf)
+        assert row.tolerance == pytest.approx(1e-3), column
+    assert not result.passed
+
+
+def test_an_all_nan_reference_column_has_a_floor_of_atol(tmp_path):
+    ref = csv(tmp_path, "ref", y=[math.nan, math.nan])
+    reason = compare_data(ref, ref, {"atol": 1e-3, "rtol": 0.5}, {"y": 1.0}, k=1.0).columns.reason[0]
+    assert reason == "envelope: 1 x envelope 1 + atol 0.001 + rtol 0.5 |ref|"  # 1 > 0.001 + 0.5 x 0
+
+
+def test_numbers_where_the_reference_has_text_differ_as_text(tmp_path):
+    ref = csv(tmp_path, "ref", curve=["a", "b"], y=[1.0, 2.0])
+    new = csv(tmp_path, "new", curve=[1, 2], y=[1.0, 2.0])
+    for got, expected in ((new, ref), (ref, new)):
+        curve = compare_data(got, expected, SETTINGS).columns.set_index("column").loc["curve"]
+        assert curve.reason == "labels: equal as text" and curve.n_outside == 2
+
+
+def test_every_failing_column_is_listed(tmp_path):
+    ref = csv(tmp_path, "ref", x=[1.0, 2.0], y=[1.0, 2.0], label=["a", "b"])
+    new = csv(tmp_path, "new", x=[1.5, 2.0], y=[1.0, 4.0], label=["a", "c"])
+    result = compare_data(new, ref, {"atol": 0.25, "rtol": 0.0})
+    assert result.message == (
+        "data outside tolerance: x (1 values, max |d| 0.5, max rel 0.5, margin 2), "
+        "y (1 values, max |d| 2, max rel 1, margin 8), label (1 values, max |d| inf, max rel inf, margin inf)"
+    )

@@ -2,6 +2,7 @@
 image against the base run, the envelope file, and the members' Snakemake runs (a fake process
 here: the command, the environment and the cost line are checked, nothing is run)."""
 
+import io
 import math
 import os
 import subprocess
@@ -254,36 +255,24 @@ def test_member_zero_is_refused_before_any_run(tmp_path, monkeypatch, members):
     assert len(calls) == members.index(bad)  # the members before it ran
 
 
-def test_progress_lines_reach_the_log_in_order(tmp_path):
-    """The members' lines go out as they are printed: in a log (a pipe, block-buffered) they stand
-    before and after their member's Snakemake output, and the last one is out before run_members
-    returns (bless then runs for minutes). The child fakes Snakemake by writing to the same pipe."""
-    child = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import os, sys\n"
-            "from replication import ensemble\n"
-            "def snakemake(command, check, env):\n"
-            "    os.write(1, f'snakemake {env[ensemble.VARIABLE]}\\n'.encode())\n"
-            "ensemble.subprocess.run = snakemake\n"
-            "ensemble.run_members([1, 2], 'c.yaml', sys.argv[1], ['figures/all'])\n"
-            "os.write(1, b'returned\\n')\n",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    lines = [line.split(":")[0] if line.startswith("ensemble") else line for line in child.stdout.splitlines()]
-    assert lines == [
-        "ensemble member 1",
-        "snakemake 1",
-        "ensemble member 1",
-        "ensemble member 2",
-        "snakemake 2",
-        "ensemble member 2",
-        "returned",
-    ]
-    assert " s wall, " in child.stdout.splitlines()[2] and " s wall, " in child.stdout.splitlines()[5]
+def test_progress_lines_are_out_before_snakemake_starts_and_after_it_ends(tmp_path, monkeypatch):
+    """In a log (a pipe: Python buffers whole blocks) the members' lines go out as they are printed:
+    a member's first line is in the log before its Snakemake writes there, its cost line before the
+    next member starts or run_members returns (bless then runs for minutes)."""
+    log = io.BytesIO()
+    stdout = io.TextIOWrapper(log, encoding="utf-8", write_through=False)  # block-buffered, like a pipe
+    monkeypatch.setattr(sys, "stdout", stdout)
+    seen = []
+
+    def snakemake(command, check, env):
+        seen.append(log.getvalue().decode())  # what the log holds when Snakemake starts
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(ensemble.subprocess, "run", snakemake)
+    run_members([1, 2], tmp_path / "c.yaml", tmp_path, ["figures/all"])
+    written = log.getvalue().decode()
+    monkeypatch.undo()
+    assert seen[0].splitlines() == [f"ensemble member 1: figures/all in {tmp_path / 'member1'}"]
+    assert len(seen[1].splitlines()) == 3 and seen[1].splitlines()[1].startswith("ensemble member 1: ")
+    assert " s wall, " in seen[1].splitlines()[1]
+    assert len(written.splitlines()) == 4 and " s wall, " in written.splitlines()[3]

@@ -6,6 +6,7 @@ import re
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -133,6 +134,8 @@ def test_a_killed_writer_leaves_a_partial_file_that_the_resumed_run_removes(tmp_
             str(target),
         ],
         check=False,
+        # The package this test imported (under mutation testing, the mutated copy), not the installed one.
+        env={**os.environ, "PYTHONPATH": str(Path(io.__file__).resolve().parents[1])},
     )
     assert child.returncode == 9
     partial = [path for path in target.parent.iterdir() if path.name not in {"losses.csv", ".keep"}]

@@ -85,7 +85,8 @@ def compare_data(
             a, e = a.to_numpy(float), e.to_numpy(float)
             same = (a == e) | (np.isnan(a) & np.isnan(e))  # equal infinities, NaN against NaN
             with np.errstate(invalid="ignore", divide="ignore"):
-                error = np.nan_to_num(np.where(same, 0.0, np.abs(a - e)), nan=np.inf)  # NaN vs number: inf
+                # NaN against a number, a number against an infinity: unbounded (inf, not the largest float).
+                error = np.nan_to_num(np.where(same, 0.0, np.abs(a - e)), nan=np.inf, posinf=np.inf)
                 allowed = k * spread + tol.atol + tol.rtol * np.abs(np.nan_to_num(e, nan=0.0, posinf=0.0, neginf=0.0))
                 ratio = np.where(same, 0.0, np.where(allowed > 0, error / allowed, np.inf))
                 relative = np.nan_to_num(np.where(same, 0.0, error / np.abs(e)), nan=np.inf, posinf=np.inf)
