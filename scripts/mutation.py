@@ -39,6 +39,9 @@ REPORT = ROOT / "results" / "mutation" / "report.md"
 # One line per mutmut invocation since the last fresh run: what ran, wall and CPU seconds, load.
 RUNS = ROOT / "results" / "mutation" / "runs.tsv"
 DETECTED = {"killed", "timeout", "segfault", "caught by type check"}
+# mutmut forks one worker per mutant from a process that has run tests; a worker forked while
+# torch's OpenMP pool exists can block forever and be counted as a timeout, i.e. a false kill.
+SINGLE_THREADED = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 RESULT_LINE = re.compile(r"^\s*(\S+): (.+)$")
 
 
@@ -47,7 +50,7 @@ def timed(command: list[str], what: str) -> None:
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     # mutmut's progress goes to the terminal; its exit status is non-zero when mutants survive.
-    subprocess.run(command, cwd=ROOT, check=False)
+    subprocess.run(command, cwd=ROOT, check=False, env={**os.environ, **SINGLE_THREADED})
     wall = time.monotonic() - start
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)

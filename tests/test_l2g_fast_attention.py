@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 import yaml
 
-from conftest import TRAINING_SETTINGS
+from conftest import TRAINING_SETTINGS, shared_scope
 from replication.config import ConfigError, validate_config
 from replication.papers.local_to_global import fast_attention
 from replication.papers.local_to_global.fast_attention import binary_token_attention
@@ -92,7 +92,7 @@ def test_forward_and_gradients_match_sdpa_for_random_parameters(init, length):
     _assert_paths_agree(fast, sdpa, _tokens(4, length, seed=length + 1))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=shared_scope)
 def trained_models():
     """Parameters after 60 AdamW steps on the chain (float64, context 128)."""
     fast, sdpa = _models("standard", sigma=0.02, context=128)
