@@ -3,9 +3,11 @@ on every threshold; and the progress log of the basin measurements."""
 
 import logging
 import math
+import re
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from replication.papers.local_to_global import basins
 from replication.papers.local_to_global.settings import BasinSettings
@@ -247,7 +249,7 @@ def test_basin_starts_are_one_draw_scaled_by_each_sigma_and_shared(monkeypatch, 
     assert (table.max_endpoint_loss_error == 0).all() and (table.max_energy_drift == 1e-12).all()
     # the progress bar, labelled, drawn at the start and the end only
     err = capsys.readouterr().err
-    assert "basins" in err and "8/8" in err and not any(f" {k}/8 " in err for k in range(1, 8))
+    assert re.search(r"(^|\r)basins: ", err) and "8/8" in err and not any(f" {k}/8 " in err for k in range(1, 8))
 
 
 def test_basins_under_a_noise_member_move_in_the_last_bits(monkeypatch):
@@ -258,3 +260,61 @@ def test_basins_under_a_noise_member_move_in_the_last_bits(monkeypatch):
     member = basins.measure_basins(SETTINGS)
     np.testing.assert_array_equal(member.fraction_local_min, base.fraction_local_min)
     assert np.allclose(member.max_energy_drift, base.max_energy_drift, atol=1e-12)
+
+
+def test_relative_drift_is_relative_to_the_start_energy_but_at_least_one():
+    start = np.array([4.0, 0.5, -1.5, -8.0])
+    energy = np.array([5.0, 1.0, -3.0, -6.0])
+    np.testing.assert_array_equal(basins.relative_drift(energy, start), [0.25, 0.5, 1.0, 0.25])
+
+
+def test_endpoint_loss_error_without_minima_is_nan():
+    from replication.papers.local_to_global import canonical
+    from replication.papers.local_to_global.markov import MarkovChain
+
+    ends = pd.DataFrame({"endpoint": [canonical.SADDLE, canonical.UNCONVERGED], "loss": [0.7, 0.6]})
+    assert math.isnan(basins.endpoint_loss_error(MarkovChain(0.2, 0.3), ends))
+
+
+def test_flow_endpoints_rounds_horizons_and_what_is_integrated(monkeypatch):
+    """The integrator replaced by a stand-in: start 0 reaches the global-minimum curve in round 1 (its
+    path's earlier samples are elsewhere), start 1 never settles. Every round integrates only the
+    unsettled starts, sampled at 0, 1e-3, 1e-2, 1e-1 and 1 horizon, with DOP853 at ATOL."""
+    from replication.papers.local_to_global import canonical
+    from replication.papers.local_to_global.markov import MarkovChain
+
+    chain = MarkovChain(0.2, 0.3)
+    target = np.array([np.sqrt(chain.optimal_gap / canonical.signed_square(0.5)), 0.5])
+    calls = []
+
+    def integrate_flow(field, starts, t_end, t_eval, atol, method):
+        calls.append((starts.copy(), t_end, np.array(t_eval), atol, method))
+        path = np.repeat(starts[None], len(t_eval), axis=0)
+        path[:, :, 1] += np.linspace(0, 0.01, len(t_eval))[:, None]  # w moves a little: the energy drifts
+        if len(starts) == 2:
+            path[-1, 0] = target  # start 0 lands on a global minimum at the end of its first round only
+        return np.array(t_eval), path
+
+    monkeypatch.setattr(basins, "integrate_flow", integrate_flow)
+    starts = np.array([[1, 2], [1, -3]])  # integers: taken as floats, not rounded
+    original = starts.copy()
+    ends = basins.flow_endpoints(chain, "2d", starts, 7.0)
+    np.testing.assert_array_equal(starts, original)  # the caller's array is left alone
+    assert len(calls) == 4  # four horizons by default
+    assert [len(c[0]) for c in calls] == [2, 1, 1, 1]  # the settled start is not integrated again
+    for _, t_end, t_eval, atol, method in calls:
+        assert t_end == 7.0 and atol == basins.ATOL and method == "DOP853"
+        np.testing.assert_allclose(t_eval, [0.0, 7e-3, 7e-2, 0.7, 7.0], rtol=1e-15)
+    np.testing.assert_allclose(calls[1][0], [[1.0, -2.99]], rtol=1e-12)  # round 2 goes on from round 1's end
+    assert list(ends.endpoint) == [canonical.GLOBAL_MIN, canonical.UNCONVERGED]
+    np.testing.assert_allclose(ends[["e", "w"]].to_numpy()[0], target, rtol=1e-15)
+    np.testing.assert_allclose(ends.w[1], -3.0 + 4 * 0.01, rtol=1e-12)
+    # each start's own largest drift: start 1 moved w by 0.04 in all, start 0 jumped to the curve
+    drift = basins.relative_drift(canonical.energy(*ends[["e", "w"]].to_numpy().T), canonical.energy(*original.T))
+    assert ends.energy_drift[1] == pytest.approx(drift[1], rel=1e-9) and ends.energy_drift[0] != ends.energy_drift[1]
+    np.testing.assert_allclose(ends.loss, canonical.loss(chain, ends.e, ends.w), rtol=1e-15)
+    floats = original.astype(float)  # already float: no conversion, and still not written to
+    basins.flow_endpoints(chain, "2d", floats, 7.0)
+    np.testing.assert_array_equal(floats, original)
+    none = basins.flow_endpoints(chain, "2d", starts, 7.0, rounds=0)
+    assert list(none.endpoint) == [canonical.UNCONVERGED] * 2 and (none.energy_drift == 0).all()
