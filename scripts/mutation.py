@@ -187,6 +187,11 @@ def excluded_functions() -> dict[str, str]:
     return {entry["function"]: entry["reason"] for entry in entries}
 
 
+def shorten(what: str, width: int = 160) -> str:
+    """An invocation's description for the report's table (a rerun of named mutants lists them all)."""
+    return what if len(what) <= width else what[: width - 25].rsplit(" ", 1)[0] + f" ... ({len(what.split())} names)"
+
+
 def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]) -> str:
     equivalents = load_equivalents()
     excluded = excluded_functions()
@@ -238,7 +243,7 @@ def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]
             "| invocation | wall s | CPU s | load average at the end (1 / 5 / 15 min) |",
             "|---|---:|---:|---|",
         ]
-        lines += [f"| {what} | {w} | {c} | {load} |" for what, w, c, load in times]
+        lines += [f"| {shorten(what)} | {w} | {c} | {load} |" for what, w, c, load in times]
         lines.append("")
     lines += [
         "Killed includes timeouts (a mutant that makes a test hang is detected).",
