@@ -152,6 +152,17 @@ def l2g_transformer(section: dict):
     return transformer_settings(paper)
 
 
+def basin_settings(sampled: dict, **section):
+    """Typed ``local_to_global.basins`` settings from ``section``, with the claims' thresholds of the
+    paper's config and the sampled endpoint-loss check ``sampled``."""
+    from replication.papers.local_to_global.settings import BasinSettings
+    from replication.settings import from_mapping
+
+    thresholds = {"energy_drift": 1e-8, "endpoint_loss": 1e-6, "small_sigma": 0.1, "fraction_high": 0.99}
+    claims = {**thresholds, "fraction_low": 0.01, "sampled": sampled}
+    return from_mapping(BasinSettings, {**section, "claims": claims})
+
+
 def bo_model(**changes):
     """The benign-overfitting model settings at their defaults, with ``changes``."""
     import dataclasses

@@ -9,29 +9,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import basin_settings
 from replication.papers.local_to_global import basins
-from replication.papers.local_to_global.settings import BasinSettings
-from replication.settings import from_mapping
 
-SETTINGS = from_mapping(
-    BasinSettings,
-    {
-        "chains": [{"p": 0.9, "q": 0.9}],
-        "sigmas": [0.05],
-        "n_starts": 3,
-        "flow_time": 300.0,
-        "rounds": 4,
-        "grid": {"points": 4, "extent": 2.0, "margin": 0.05},
-        "claims": {
-            "energy_drift": 1e-8,
-            "endpoint_loss": 1e-6,
-            "small_sigma": 0.1,
-            "fraction_high": 0.99,
-            "fraction_low": 0.01,
-            "sampled": {"sigma": 1.0, "starts": 2, "sequences": 10, "length": 8, "z": 4.0},
-        },
-        "seed": 3,
-    },
+SETTINGS = basin_settings(
+    {"sigma": 1.0, "starts": 2, "sequences": 10, "length": 8, "z": 4.0},
+    chains=[{"p": 0.9, "q": 0.9}],
+    sigmas=[0.05],
+    n_starts=3,
+    flow_time=300.0,
+    rounds=4,
+    grid={"points": 4, "extent": 2.0, "margin": 0.05},
+    seed=3,
 )
 BASINS = pd.DataFrame(
     [

@@ -6,31 +6,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import shared_scope
+from conftest import basin_settings, shared_scope
 from replication.papers.local_to_global import basins, canonical, landscape, plots
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import AttentionFlowSettings, BasinSettings
-from replication.settings import from_mapping
+from replication.papers.local_to_global.settings import AttentionFlowSettings
 
-SETTINGS = from_mapping(
-    BasinSettings,
-    {
-        "chains": [{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}],
-        "sigmas": [0.05, 1.0],
-        "n_starts": 60,
-        "flow_time": 300.0,
-        "rounds": 4,
-        "grid": {"points": 10, "extent": 2.9, "margin": 0.05},
-        "claims": {
-            "energy_drift": 1e-8,
-            "endpoint_loss": 1e-6,
-            "small_sigma": 0.1,
-            "fraction_high": 0.99,
-            "fraction_low": 0.01,
-            "sampled": {"sigma": 1.0, "starts": 8, "sequences": 100, "length": 64, "z": 4.0},
-        },
-        "seed": 3,
-    },
+SETTINGS = basin_settings(
+    {"sigma": 1.0, "starts": 8, "sequences": 100, "length": 64, "z": 4.0},
+    chains=[{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}],
+    sigmas=[0.05, 1.0],
+    n_starts=60,
+    flow_time=300.0,
+    rounds=4,
+    grid={"points": 10, "extent": 2.9, "margin": 0.05},
+    seed=3,
 )
 COLUMNS = ["model", "p", "q", "sigma", "n_starts", "fraction_local_min", "fraction_local_min_theory"]
 

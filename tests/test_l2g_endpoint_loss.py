@@ -5,11 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import basin_settings
 from replication.claims import Claim
 from replication.papers.local_to_global import canonical, canonical_attention, endpoint_loss
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.settings import BasinSettings
-from replication.settings import from_mapping
 
 COLUMNS = [
     "p",
@@ -26,25 +26,15 @@ COLUMNS = [
 
 
 def _settings(chains, starts=6, sigma=1.0, seed=3, flow_time=300.0, rounds=4) -> BasinSettings:
-    return from_mapping(
-        BasinSettings,
-        {
-            "chains": chains,
-            "sigmas": [1.0],
-            "n_starts": 4,
-            "flow_time": flow_time,
-            "rounds": rounds,
-            "grid": {"points": 2, "extent": 1.0, "margin": 0.05},
-            "claims": {
-                "energy_drift": 1e-8,
-                "endpoint_loss": 1e-6,
-                "small_sigma": 0.1,
-                "fraction_high": 0.99,
-                "fraction_low": 0.01,
-                "sampled": {"sigma": sigma, "starts": starts, "sequences": 200, "length": 64, "z": 4.0},
-            },
-            "seed": seed,
-        },
+    return basin_settings(
+        {"sigma": sigma, "starts": starts, "sequences": 200, "length": 64, "z": 4.0},
+        chains=chains,
+        sigmas=[1.0],
+        n_starts=4,
+        flow_time=flow_time,
+        rounds=rounds,
+        grid={"points": 2, "extent": 1.0, "margin": 0.05},
+        seed=seed,
     )
 
 

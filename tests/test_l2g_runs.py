@@ -4,7 +4,7 @@ import dataclasses
 
 from conftest import l2g_transformer
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.runs import run_files, training_priority
+from replication.papers.local_to_global.runs import run_files, training_cost, training_priority
 
 SECTION = {
     "model": {"d": 8},
@@ -35,14 +35,19 @@ def test_runs_and_their_files_in_config_order():
 
 
 def test_longer_runs_get_higher_scheduling_priority():
-    """Priority 100 + (steps + evaluations / 3) / 100: the paper's Fig. 4 runs (2000 steps, a test every
-    step) start before Fig. 3's (800 steps, a test every 10), and every run before the cheap rules (<= 50)."""
+    """Cost = steps + (tests at step 0 and every eval_every steps) / 3; priority 100 + cost // 100: the
+    paper's Fig. 4 runs (2000 steps, a test every step) start before Fig. 3's (800, a test every 10)."""
     run = l2g_transformer(SECTION).run("fig4")
-    fig4 = dataclasses.replace(run, steps=2000, eval_every=1)
-    fig3 = dataclasses.replace(run, steps=800, eval_every=10)
-    assert training_priority(fig4) == 100 + (2000 + 2001 // 3) // 100 == 126
-    assert training_priority(fig3) == 100 + (800 + 81 // 3) // 100 == 108
-    assert training_priority(dataclasses.replace(run, steps=1, eval_every=1)) == 100
+
+    def both(steps, eval_every):
+        settings = dataclasses.replace(run, steps=steps, eval_every=eval_every)
+        return training_cost(settings), training_priority(settings)
+
+    assert both(2000, 1) == (2000 + 2001 / 3, 126)
+    assert both(800, 10) == (800 + 81 / 3, 108)
+    assert both(20, 7) == (20 + 3 / 3, 100)  # tests at steps 0, 7, 14
+    assert both(10000, 1) == (10000 + 10001 / 3, 233)
+    assert both(1, 1) == (1 + 2 / 3, 100)
 
 
 def test_ablation_runs_take_each_figures_first_init_and_seed():

@@ -36,9 +36,15 @@ def ablation_files(settings: TransformerSettings, experiment: str) -> list[str]:
 EVALUATION_COST = 1 / 3
 
 
-def training_priority(settings: RunSettings) -> int:
-    """Snakemake priority of a training job: 100 plus its cost in hundreds of steps (evaluations
-    counted at EVALUATION_COST), so that on a few cores the longest runs start first and no long run
-    is left alone at the end (Fig. 4's 2000 steps with a test every step: 126; Fig. 3's 800: 108)."""
+def training_cost(settings: RunSettings) -> float:
+    """A run's work in training steps: its steps plus its test evaluations (every ``eval_every``
+    steps and at step 0) at EVALUATION_COST each."""
     evaluations = settings.steps // settings.eval_every + 1
-    return 100 + round(settings.steps + EVALUATION_COST * evaluations) // 100
+    return settings.steps + EVALUATION_COST * evaluations
+
+
+def training_priority(settings: RunSettings) -> int:
+    """Snakemake priority of a training job: 100 plus its cost in hundreds of steps, so that on a few
+    cores the longest runs start first and no long run is left alone at the end (Fig. 4's 2000 steps
+    with a test every step: 126; Fig. 3's 800 with a test every 10: 108)."""
+    return 100 + int(training_cost(settings)) // 100
