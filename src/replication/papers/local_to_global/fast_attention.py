@@ -56,7 +56,7 @@ SHIFT_BOUND_LIMIT = 4.0  # rows shifted by a score bound up to this shrink by at
 
 
 class ScoresOutOfRange(ArithmeticError):
-    """A row of positional scores spans more than the floating-point exponent range."""
+    """A query's attention weights sum to below sqrt(tiny): its keys lie beyond the float range."""
 
 
 def _row_blocks(pair: torch.Tensor) -> tuple[torch.Tensor, list[tuple]]:
