@@ -13,7 +13,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env figures test lint format report clean diff bless bless-config bless-smoke timings mutation
+.PHONY: env figures test lint format report rulegraph clean diff bless bless-config bless-smoke timings mutation
 
 env: $(VENV)/.installed
 
@@ -51,6 +51,12 @@ format: env
 report: env
 	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --report report.html figures/all
 
+# The rules and how they feed each other, as a Mermaid flowchart in Markdown (GitHub and most
+# Markdown viewers draw it; no Graphviz needed): rulegraph.md.
+rulegraph: env
+	{ echo '```mermaid'; $(BIN)/snakemake figures/all --forceall --rulegraph mermaid-js; echo '```'; } > rulegraph.md.tmp
+	mv rulegraph.md.tmp rulegraph.md
+
 # Every figure against figures/reference/<set> (CONFIG=config/smoke.yaml compares the smoke set).
 # Exits non-zero when one exceeds tolerance; figures/diff/report.html stays to be read.
 diff: env
@@ -78,5 +84,5 @@ timings: env
 
 # Everything generated; figures/reference (the committed references) stays.
 clean:
-	rm -rf benchmarks mutants results .snakemake/log
+	rm -rf benchmarks mutants results .snakemake/log rulegraph.md
 	find figures -mindepth 1 -maxdepth 1 ! -name reference -exec rm -rf {} +

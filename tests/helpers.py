@@ -14,6 +14,7 @@ import fcntl
 import hashlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -70,6 +71,18 @@ def starts_the_pipeline(argv) -> bool:
     ):
         return True
     return Path(words[0]).name == "make" and str(ROOT) in words
+
+
+def tracked_copy(destination: Path) -> Path:
+    """The checkout's tracked files (what a fresh clone holds), copied to ``destination``; symbolic
+    links stay links."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, files.decode().split("\0")):
+        source, target = ROOT / name, destination / name
+        if source.is_symlink() or source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target, follow_symlinks=False)
+    return destination
 
 
 # --- Markdown ------------------------------------------------------------------------------------

@@ -13,24 +13,13 @@ import subprocess
 import pandas as pd
 import pytest
 
-from helpers import ROOT, SNAKEMAKE, SNAKEMAKE_TIMEOUT_S
+from helpers import ROOT, SNAKEMAKE, SNAKEMAKE_TIMEOUT_S, tracked_copy
 
 # Every test here runs Snakemake (or asks for a fixture that does).
 pytestmark = pytest.mark.pipeline
 
 PAPER_ID = "exponential_decay"
 FIXTURE = ROOT / "tests" / "plugin_paper"
-
-
-def tracked_copy(destination):
-    """The checkout's tracked files (what a fresh clone holds), copied to ``destination``."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    for name in filter(None, files.decode().split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            target = destination / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
 
 
 def run_copy(repo, workdir, target):

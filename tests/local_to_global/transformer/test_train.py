@@ -276,3 +276,31 @@ def test_structure_of_a_matrix_whose_input_side_is_not_r_d():
     row = structure_table(checkpoints, matrices=("W_2",)).iloc[0]
     assert np.isnan(row.cos_e_input) and row.cos_e_output == pytest.approx(1.0)
     assert row.top_share == pytest.approx(1.0) and row.step == 3
+
+
+def test_fig4_names_a_curve_above_its_axis_in_a_note_not_in_the_legend():
+    """The fixed y-range keeps the two reference losses readable; a curve that never comes down into
+    it (our init in a short smoke run) is not a legend entry but a note with its range."""
+    from replication.papers.local_to_global.transformer_plots import loss_curves
+    from replication.plotting import apply_style, legend_entries_off_axes
+
+    apply_style()
+    steps = np.arange(0, 61)
+    losses = pd.concat(
+        [
+            pd.DataFrame({"init": "standard", "seed": seed, "step": steps, "test_loss": CLAIMS_CHAIN.unigram_loss})
+            for seed in (1, 2)
+        ]
+        + [
+            pd.DataFrame({"init": "ours", "seed": seed, "step": steps, "test_loss": 23.0 - steps / 12})
+            for seed in (1, 2)
+        ],
+        ignore_index=True,
+    )
+    fig, data = loss_curves(losses, CLAIMS_CHAIN, window=None, smooth=1)
+    ax = fig.axes[0]
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels[0] == "standard init (2 seeds)" and not any("our init" in label for label in labels)
+    assert [text.get_text() for text in ax.texts] == ["our init (2 seeds): loss 18.0 to 23.0, above the axis"]
+    assert legend_entries_off_axes(fig) == []
+    assert set(data.init) == {"standard", "ours"}  # the data keeps the curve
