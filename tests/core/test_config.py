@@ -5,7 +5,7 @@ import copy
 import pytest
 import yaml
 
-from helpers import ROOT, run_snakemake
+from helpers import ROOT, run_snakemake, schema_defaults
 from replication.config import ConfigError, apply_settings, validate_config
 from replication.registry import config_schema, papers
 
@@ -13,7 +13,8 @@ SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def paper_config():
-    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    """config/config.yaml filled in with the schema's defaults (the file states only what differs)."""
+    return schema_defaults(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()))
 
 
 def with_value(path, value):
@@ -194,3 +195,19 @@ def test_a_warm_up_of_exactly_one_step_is_rejected():
         validate_config(config, SCHEMA)
     config["local_to_global"]["transformer"]["experiments"]["fig3"]["steps"] = 40
     validate_config(config, SCHEMA)
+
+
+def test_the_paper_config_restates_no_schema_default():
+    """config/config.yaml states only what differs from the schemas (the one source of defaults)."""
+
+    def restated(given, defaults, path=()):
+        if isinstance(given, dict):
+            for key, value in given.items():
+                yield from restated(value, defaults.get(key, {}) if isinstance(defaults, dict) else {}, path + (key,))
+        elif given == defaults:
+            yield ".".join(map(str, path))
+
+    given = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    assert isinstance(given, dict)
+    assert list(restated(given, schema_defaults())) == []
+    assert list(restated({"diff": {"image_rms": 1.0, "envelope_factor": 3}}, schema_defaults())) == ["diff.image_rms"]

@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-import yaml
 
-from helpers import shared_scope, training_settings
+from helpers import schema_defaults, shared_scope, training_settings
 from replication.config import ConfigError, validate_config
 from replication.papers.local_to_global import fast_attention
 from replication.papers.local_to_global.fast_attention import binary_token_attention
@@ -226,7 +225,7 @@ def test_training_on_both_paths_gives_the_same_losses():
 
 
 def test_an_unknown_attention_is_a_config_error_naming_the_allowed_values():
-    config = yaml.safe_load(open("config/config.yaml"))
+    config = schema_defaults()
     config["local_to_global"]["transformer"]["attention"] = "flash"
     with pytest.raises(ConfigError, match=r"local_to_global\.transformer\.attention.*fast.*sdpa"):
         validate_config(config, "workflow/schemas/config.schema.yaml")
