@@ -48,11 +48,12 @@ def apply_style() -> None:
 
 def legend_entries_off_axes(fig: plt.Figure) -> list[str]:
     """Legend entries (of each axes' legend) none of whose plotted points lies inside the axes: a
-    legend would list them and the figure show nothing. Lines and scatter points are checked, in
-    whatever coordinates they were drawn (data, axes or blended, any scale)."""
+    legend would list them and the figure show nothing. Lines and scatter points of 2-D axes are
+    checked, in whatever coordinates they were drawn (data, axes or blended, any scale)."""
     off = []
     for ax in fig.axes:
-        if ax.get_legend() is None:
+        # 3-D axes project their data with the view: their legends are not checked here.
+        if ax.get_legend() is None or ax.name != "rectilinear":
             continue
         to_axes = ax.transAxes.inverted()
         for artist, label in zip(*ax.get_legend_handles_labels()):

@@ -98,3 +98,15 @@ def test_a_curve_that_enters_the_axes_anywhere_counts_as_shown(tmp_path):
     ax.set_ylim(0.1, 1.0)
     ax.legend()
     assert save_figure(fig, tmp_path / "fig.pdf")["png"].is_file()
+
+
+def test_three_dimensional_axes_are_left_to_their_view(tmp_path):
+    import matplotlib.pyplot as plt
+
+    apply_style()
+    fig = plt.figure()
+    ax = fig.add_subplot(projection="3d")
+    ax.plot([0, 1], [0, 1], [50, 60], label="out of the z-range")
+    ax.set_zlim(0, 1)
+    ax.legend()
+    assert save_figure(fig, tmp_path / "fig.pdf")["png"].is_file()
