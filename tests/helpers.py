@@ -265,7 +265,15 @@ def incomplete_outputs(workdir: Path) -> set[str]:
 
 
 def finished_outputs(workdir: Path) -> set[str]:
-    done = {p.relative_to(workdir).as_posix() for p in (workdir / "results").rglob("*") if p.is_file()}
+    """Results written to the end: neither marked incomplete nor the partial file of an atomic write
+    (on a busy machine a run may hold only partial files when it is first looked at)."""
+    from replication.io import TEMPORARY_GLOB
+
+    done = {
+        p.relative_to(workdir).as_posix()
+        for p in (workdir / "results").rglob("*")
+        if p.is_file() and not p.match(TEMPORARY_GLOB)
+    }
     return done - incomplete_outputs(workdir)
 
 
