@@ -9,6 +9,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# The checkout (or installed tree) that holds workflow/, config/ and the committed references.
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
 
 def figure_paths(pdf_path: str | os.PathLike) -> dict[str, Path]:
     """The three files of a figure: ``.pdf``, ``.png`` and the tidy data ``.csv`` beside them."""

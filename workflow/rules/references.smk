@@ -7,7 +7,7 @@ from replication.paths import files_under, reference_set_dir
 perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops the run before any job
 
 CLAIMS_REPORT = "figures/claims.md"
-REFERENCE_SET = reference_set_dir(config["diff"], Path(workflow.basedir).parent)
+REFERENCE_SET = reference_set_dir(config["diff"], PROJECT_ROOT)
 
 
 rule claims_report:
@@ -22,6 +22,8 @@ rule claims_report:
     localrule: True
     conda:
         ENVIRONMENT
+    params:
+        settings={key: SETTINGS_RECORD[key] for key in ("name", "sha256")},
     script:
         "../../scripts/claims_report.py"
 
