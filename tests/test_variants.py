@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import ROOT, run_snakemake
 
+from conftest import ROOT, run_snakemake
 from replication.config import ConfigError
 from replication.diff.runs import Run, compare_runs, envelope_set, padded
 from replication.variants import (
@@ -78,7 +78,9 @@ def test_a_build_with_other_settings_stops_before_any_job(tmp_path):
     config = resolve([SMOKE])
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(config)))
-    result = run_snakemake(tmp_path, "--cores", "1", "-n", "--configfile", SMOKE, "--config", "settings=paper", check=False)
+    result = run_snakemake(
+        tmp_path, "--cores", "1", "-n", "--configfile", SMOKE, "--config", "settings=paper", check=False
+    )
     lines = [line for line in (result.stdout + result.stderr).splitlines() if "Invalid config" in line]
     assert result.returncode != 0 and len(lines) == 1 and "make figures VARIANT=<name>" in lines[0]
     assert not (tmp_path / "results").exists()
@@ -91,9 +93,10 @@ def test_a_bad_key_in_a_variant_file_fails_before_any_job(tmp_path):
     command += ["--configfile", SMOKE, "--root", str(tmp_path), "--", "figures/all", "--cores", "1"]
     result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 1
-    assert result.stderr.strip().splitlines() == [
-        result.stderr.strip()
-    ] and "config key 'local_to_global.transformer'" in result.stderr
+    assert (
+        result.stderr.strip().splitlines() == [result.stderr.strip()]
+        and "config key 'local_to_global.transformer'" in result.stderr
+    )
     assert "optimiser" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "variants").exists()
 

@@ -115,9 +115,13 @@ def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Pat
         row = {"point": point["name"], **point["values"]}
         claims = pd.read_csv(tree / "results" / "claims.csv", dtype={"claim_id": str})
         for claim in sweep.get("claims") or []:
-            match = claims[claims.claim_id == claim]
-            row[f"{claim} measured"] = match.measured.iloc[0] if len(match) else np.nan
-            row[f"{claim} holds"] = bool(match.holds.iloc[0]) if len(match) else np.nan
+            # "L2G-5" names every row of claim 5 ("L2G-5 (5a)", ...); a full id names one.
+            match = claims[(claims.claim_id == claim) | claims.claim_id.str.startswith(claim + " (")]
+            if match.empty:
+                raise ValueError(f"sweep {name}: claim {claim!r} is not in {tree}/results/claims.csv")
+            for found in match.itertuples():
+                row[f"{found.claim_id} measured"] = found.measured
+                row[f"{found.claim_id} holds"] = bool(found.holds)
         for measurement in sweep.get("measurements") or []:
             frame = pd.read_csv(tree / measurement["file"])
             row[measurement["name"]] = _statistic(frame, measurement["column"], measurement["stat"])
@@ -131,7 +135,7 @@ def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Pat
     for axis, column in zip(axes[0], shown):
         groups = summary.groupby(keys[1]) if len(keys) == 2 else [(None, summary)]
         for value, group in groups:
-            y = pd.to_numeric(group[column].map(lambda v: float(v) if not isinstance(v, str) else np.nan))
+            y = pd.to_numeric(group[column], errors="coerce")
             axis.plot(group[keys[0]], y, "o-", label=f"{keys[1].split('.')[-1]}={value}" if value is not None else None)
         axis.set_xlabel(keys[0].split(".")[-1])
         axis.set_title(column)
@@ -164,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", help="the tree to seed new points from (default: the closest one)")
     parser.add_argument("--root", default=".", help="the project's tree; points go to <root>/variants")
     parser.add_argument("--dry-run", action="store_true", help="lay out the points and print Snakemake's job list")
-    parser.add_argument("snakemake_args", nargs=argparse.REMAINDER, help="after --: options for Snakemake")
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    args.snakemake_args = argv[split + 1 :]  # after --: options for Snakemake
     root = Path(args.root)
     try:
         sweep = read_sweep(args.name, args.file)
@@ -185,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     driver = root / VARIANTS_DIR / f"{args.name}.sweep.smk"
     write_text(driver_text(trees), driver)
-    rest = args.snakemake_args[1:] if args.snakemake_args[:1] == ["--"] else args.snakemake_args
+    rest = args.snakemake_args
     code = run_pipeline(
         ["--directory", str(root / VARIANTS_DIR), "--snakefile", str(driver.resolve()), "--", *rest]
         + (["--dry-run"] if args.dry_run else []),

@@ -43,6 +43,7 @@ NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.=,+-]*"
 # benchmark file as a missing output). Never figures/reference (committed) or figures/diff.
 SEEDED = ("results", "figures", "logs", "benchmarks")
 NOT_SEEDED = ("figures/reference", "figures/diff")
+# The base's record is not the new tree's: the new tree's build writes its own.
 
 
 def tree_settings(config: Mapping) -> dict:
@@ -227,7 +228,8 @@ def seed_tree(base: str | os.PathLike, dest: str | os.PathLike, prefix: str = ""
     for folder in SEEDED:
         for source in sorted((base / folder).rglob("*")) if (base / folder).is_dir() else []:
             relative = source.relative_to(base)
-            if not source.is_file() or any(relative.as_posix().startswith(skip + "/") for skip in NOT_SEEDED):
+            skipped = relative == RECORD or any(relative.as_posix().startswith(skip + "/") for skip in NOT_SEEDED)
+            if not source.is_file() or skipped:
                 continue
             target = dest / relative
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -314,8 +316,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", help="the tree to seed a new variant from (default: the closest one)")
     parser.add_argument("--root", default=".", help="the project's tree; variants go to <root>/variants")
     parser.add_argument("--dry-run", action="store_true", help="lay out and validate; print the tree only")
-    parser.add_argument("snakemake_args", nargs=argparse.REMAINDER, help="after --: targets and options")
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    args.snakemake_args = argv[split + 1 :]  # after --: targets and options for Snakemake
     try:
         tree, overlay_file, _ = prepare(
             args.name,
@@ -333,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from .pipeline_run import main as run_pipeline
 
-    rest = args.snakemake_args[1:] if args.snakemake_args[:1] == ["--"] else args.snakemake_args
+    rest = args.snakemake_args
     configfiles = [str(Path(path).resolve()) for path in args.configfile] + [str(overlay_file.resolve())]
     return run_pipeline(["--directory", str(tree), "--", *rest, "--configfile", *configfiles])
 

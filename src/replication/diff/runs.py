@@ -131,7 +131,8 @@ def line_overlay(a_csv: Path, b_csv: Path, a_label: str, b_label: str, target: P
         return False
     from ..plotting import apply_style, plt
 
-    numeric = [c for c in a.columns if c != x and pd.api.types.is_numeric_dtype(a[c]) and c in b.columns]
+    # Measured values are floats; labels and integers (init, seed, chain) say which curve a row is on.
+    numeric = [c for c in a.columns if c != x and pd.api.types.is_float_dtype(a[c]) and c in b.columns]
     groups = [c for c in a.columns if c not in numeric and c != x and c in b.columns]
     if not numeric:
         return False
