@@ -138,7 +138,7 @@ def settings_line(settings: dict | None) -> str:
     if not settings:
         return ""
     kind = {"paper": "the papers' full settings", "smoke": "the tiny smoke settings, not the papers'"}
-    what = kind.get(settings["name"], "a variant of the papers' settings")
+    what = kind.get(settings["name"]) or f"a variant over {kind[settings.get('over') or 'paper']}"
     return f"Settings: **{settings['name']}** ({what}; sha256 {settings['sha256'][:12]}, in `figures/settings.yaml`)."
 
 

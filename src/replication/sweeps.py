@@ -182,9 +182,9 @@ def main(argv: list[str] | None = None) -> int:
             tree, _, config = prepare(
                 point["name"], configfiles, assignments(point["values"]), root, point["name"] + "/", base=args.base
             )
-            # The resolved config, smoke merge done: the module must not merge smoke.yaml over it again.
+            # The resolved config, smoke merge done (a module does not merge smoke.yaml over it again).
             config_file = tree / "config.json"
-            config_file.write_text(json.dumps({k: v for k, v in config.items() if k != "settings"}, sort_keys=True))
+            config_file.write_text(json.dumps(config, sort_keys=True))
             trees.append((point["name"], config_file.resolve()))
     except ConfigError as error:
         print(f"Invalid config: {error}", file=sys.stderr)

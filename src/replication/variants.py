@@ -62,9 +62,15 @@ def settings_sha256(settings: Mapping) -> str:
 
 
 def record_of(config: Mapping) -> dict:
-    """The record a tree keeps in ``figures/settings.yaml``: name, sha256 and the settings."""
+    """The record a tree keeps in ``figures/settings.yaml``: name, what it is over (paper or smoke),
+    sha256 and the settings."""
     settings = tree_settings(config)
-    return {"name": settings_name(config), "sha256": settings_sha256(settings), "settings": settings}
+    return {
+        "name": settings_name(config),
+        "over": config.get("settings") or "paper",  # the settings a variant's values are laid over
+        "sha256": settings_sha256(settings),
+        "settings": settings,
+    }
 
 
 def record_text(record: Mapping) -> str:

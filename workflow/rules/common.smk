@@ -21,18 +21,21 @@ PAPERS = papers()
 configfile: str(PROJECT_ROOT / "config" / "config.yaml")
 
 
+# TREE: "" here; "<point>/" where a sweep includes this workflow as a module (replication.sweeps).
+TREE = workflow.modifier.path_modifier.prefix or ""
+
 try:
     # settings: smoke (config/smoke.yaml): each paper's smoke.yaml over its settings; what the
     # command line gives (Snakemake keeps --config values in config_settings.config) still wins.
-    apply_settings(
-        config,
-        [load_configfile(path) for path in workflow.config_settings.configfiles or ()]
-        + [workflow.config_settings.config or {}],
-    )
+    # A sweep's module gets its config resolved already (replication.variants.resolve).
+    if not TREE:
+        apply_settings(
+            config,
+            [load_configfile(path) for path in workflow.config_settings.configfiles or ()]
+            + [workflow.config_settings.config or {}],
+        )
     validate_config(config, PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml")
     # A tree holds one set of settings (figures/settings.yaml): other settings go to a variant.
-    # TREE: "" here; "<point>/" where a sweep includes this workflow as a module (replication.sweeps).
-    TREE = workflow.modifier.path_modifier.prefix or ""
     check_tree(config, Path(TREE or "."))
 except ConfigError as error:
     # One clear line, no traceback: the key and what it allows.

@@ -42,7 +42,7 @@ rule figures_manifest:
             {"path": CLAIMS_REPORT, "paper": "all", "figure": "claims report"},
             {"path": "figures/settings.yaml", "paper": "all", "figure": "settings"},
         ],
-        settings={key: SETTINGS_RECORD[key] for key in ("name", "sha256")},
+        settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
         tree=TREE,
     script:
         "../../scripts/figures_manifest.py"

@@ -23,7 +23,7 @@ rule claims_report:
     conda:
         ENVIRONMENT
     params:
-        settings={key: SETTINGS_RECORD[key] for key in ("name", "sha256")},
+        settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
     script:
         "../../scripts/claims_report.py"
 
