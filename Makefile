@@ -70,8 +70,12 @@ format: env
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt workflow src/replication/papers tests/plugin_paper
 
+# The report of a tree (VARIANT=<name> for a variant's): report.html in that tree.
+REPORT_TREE = $(if $(VARIANT),variants/$(VARIANT),$(WORKDIR))
 report: env
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --report report.html figures/all
+	$(BIN)/snakemake figures/all --snakefile workflow/Snakefile --directory $(REPORT_TREE) --cores $(CORES) \
+		--report $(abspath $(REPORT_TREE))/report.html \
+		--configfile $(abspath $(CONFIG)) $(if $(VARIANT),$(abspath variants/$(VARIANT)/variant.yaml))
 
 # Every figure against figures/reference/<set> (CONFIG=config/smoke.yaml compares the smoke set).
 # Exits non-zero when one exceeds tolerance; figures/diff/report.html stays to be read.

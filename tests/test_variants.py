@@ -230,3 +230,16 @@ def test_a_two_point_sweep_builds_both_points_and_its_summary(smoke_run, tmp_pat
     assert list(summary["rows"]) == [15, 25]  # Fig. 4 is drawn up to its window
     assert (tmp_path / "sweeps" / "window" / "summary.png").stat().st_size > 0
     assert differences({"a": {"b": 1}}, {"a": {"b": 2}, "c": 3}) == [("a.b", 1, 2), ("c", None, 3)]
+
+
+def test_make_compare_exits_0_when_it_compared_and_2_when_it_could_not(tmp_path, capsys):
+    from replication.diff.runs import main
+
+    assert main(["reference/smoke", "reference/smoke", "--out", str(tmp_path / "same"), "--root", str(tmp_path)]) == 0
+    assert "0 settings differ, 0 claims changed verdict, 0 of" in capsys.readouterr().out
+    figures = pd.read_csv(tmp_path / "same" / "figures.csv")
+    assert set(figures.status) == {"identical"} and len(figures) == len(
+        list((ROOT / "figures/reference/smoke").rglob("*.png"))
+    )
+    assert main(["paper", "no-such-variant", "--root", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("Cannot compare: no run named 'no-such-variant'")
