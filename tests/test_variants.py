@@ -67,6 +67,7 @@ def test_a_tree_refuses_other_settings_in_one_line(tmp_path):
     (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(config)))
     check_tree(config, tmp_path)  # the same settings: fine
     check_tree({**config, "diff": {"reference_set": "config"}, "variant": "other"}, tmp_path)  # not settings
+    check_tree({**config, "new_paper": {"rate": 2.0}}, tmp_path)  # an added section is no conflict
     changed = resolve([SMOKE], parse_assignments([f"{FIG4_P}=0.6"]))
     with pytest.raises(ConfigError) as error:
         check_tree(changed, tmp_path)

@@ -116,7 +116,8 @@ def assignment_text(changes: Iterable[tuple[str, Any, Any]]) -> str:
 
 
 def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
-    """ConfigError (one line) when the tree at ``tree`` records other settings than ``config``'s."""
+    """ConfigError (one line) when the tree at ``tree`` records other values than ``config``'s for
+    any of its settings."""
     from .config import ConfigError
 
     record = read_record(tree)
@@ -125,7 +126,11 @@ def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
     wanted = tree_settings(config)
     if settings_sha256(wanted) == settings_sha256(record["settings"]):
         return
-    changes = differences(record["settings"], wanted)
+    # Keys the record lacks are additions (a new paper, a new schema key): the tree's figures were
+    # not made with another value of them, so they do not conflict; the new record adds them.
+    changes = [change for change in differences(record["settings"], wanted) if change[1] is not None]
+    if not changes:
+        return
     shown = ", ".join(f"{key} ({old!r} -> {new!r})" for key, old, new in changes[:3])
     more = f" and {len(changes) - 3} more" if len(changes) > 3 else ""
     raise ConfigError(
