@@ -25,7 +25,7 @@ from ..io import write_csv, write_text
 from ..paths import PROJECT_ROOT
 from .compare import FIGURES_ROOT, figure_key, reference_keys
 from .data import compare_data
-from .images import ImageResult, compare_image, read_rgb, save_png, side_by_side
+from .images import ImageResult, compare_image, padded, read_rgb, save_png, side_by_side
 
 FIGURE_COLUMNS = [
     "key",
@@ -94,18 +94,6 @@ def locate(name: str, root: str | os.PathLike = ".", reference_set: str = "confi
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
-
-
-def padded(images: list[np.ndarray]) -> list[np.ndarray]:
-    """Images on white canvases of their common (largest) size, top-left aligned: a title that
-    grew by a digit changes a PNG's size, and the two must still be comparable pixel by pixel."""
-    rows, cols = max(im.shape[0] for im in images), max(im.shape[1] for im in images)
-    out = []
-    for im in images:
-        canvas = np.full((rows, cols, 3), 255, np.uint8)
-        canvas[: im.shape[0], : im.shape[1]] = im
-        out.append(canvas)
-    return out
 
 
 def compare_images_padded(a: Path, b: Path, tolerance: float, out_prefix: Path) -> tuple[ImageResult, Path | None]:
