@@ -7,8 +7,8 @@ from conftest import TRAINING_SETTINGS
 from replication.numerics import VARIABLE, Perturbation, parse, perturb
 from replication.papers.benign_overfitting.data import sample_gram_data
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.train import train
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.train import train
 
 SETTINGS = {
     "model": {"d": 8, "context": 16, "mlp_ratio": 4},

@@ -1,10 +1,11 @@
 """What a replicated paper provides, and the papers found under ``replication.papers``.
 
 Each paper is a package ``replication.papers.<id>`` whose ``__init__`` defines ``PAPER``, a
-:class:`Paper`. Beside it: ``rules/*.smk`` (its Snakemake rules, included by the workflow),
-``schema.yaml`` (its config section; ``$defs`` there join the shared ones), ``report/`` (the
-captions of its figures) and, optionally, ``smoke.yaml`` (tiny settings of its section, used when the
-config says ``settings: smoke``). The core reads papers only through this contract, so adding a folder
+:class:`Paper`. Beside it: ``rules/*.smk`` (its Snakemake rules, included by the workflow; in the
+package or any of its subpackages, ``<part>/rules/*.smk``), ``schema.yaml`` (its config section;
+``$defs`` there join the shared ones), ``report/`` (the captions of its figures, likewise in a
+subpackage where its rules are) and, optionally, ``smoke.yaml`` (tiny settings of its section, used
+when the config says ``settings: smoke``). The core reads papers only through this contract, so adding a folder
 adds a paper. Cheap to import: the workflow imports it while it parses.
 """
 
@@ -29,7 +30,9 @@ class Figure:
 
     path: str
     figure: str
-    caption: str  # file name under the paper's report/ folder (reStructuredText)
+    # Its reStructuredText file: a path relative to the paper's package ("transformer/report/fig3.rst"),
+    # or a bare file name, in the package's own report/ folder ("fig3.rst").
+    caption: str
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,8 @@ class Paper:
 
     @property
     def rules_files(self) -> list[Path]:
-        return sorted((self.package_dir / "rules").glob("*.smk"))
+        """Every ``rules/*.smk`` of the package and of its subpackages, by path (the workflow's include order)."""
+        return sorted(self.package_dir.glob("**/rules/*.smk"))
 
     @property
     def schema_path(self) -> Path:
@@ -102,9 +106,14 @@ class Paper:
                 return figure
         raise KeyError(f"{self.id}: no figure {path}; registered: {', '.join(f.path for f in self.figures)}")
 
+    def caption_path(self, figure: Figure) -> Path:
+        """The caption file of one of its figures (``Figure.caption`` resolved)."""
+        caption = Path(figure.caption)
+        return self.package_dir / (caption if caption.parent != Path(".") else Path("report") / caption)
+
     def caption(self, stem: str) -> str:
         """The caption file of figure ``stem``, as a path for Snakemake's ``report()``."""
-        return str(self.package_dir / "report" / self.figure(stem).caption)
+        return str(self.caption_path(self.figure(stem)))
 
 
 @cache

@@ -69,7 +69,7 @@ def figure_outputs(paper, pdf, subcategory=None):
     figure = next((f for f in paper.figures if pattern.match(f.path)), None)
     if figure is None:
         raise ValueError(f"{paper.id}: {pdf} is not in the paper's figure list")
-    caption = str(paper.package_dir / "report" / figure.caption)
+    caption = str(paper.caption_path(figure))
     category = paper.name
     return {
         "pdf": str(paths["pdf"]),

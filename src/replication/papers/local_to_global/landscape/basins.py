@@ -15,13 +15,13 @@ from tqdm import tqdm
 from replication.claims import Claim
 from replication.numerics import perturb
 
-from . import canonical, canonical_attention
+from ..markov import MarkovChain
+from . import canonical, canonical3d
 from .flow import clocked_field, integrate_flow
-from .markov import MarkovChain
 from .settings import BasinSettings
 
 PAPER = "Local to Global"
-MODELS: dict[str, ModuleType] = {"2d": canonical, "3d": canonical_attention}
+MODELS: dict[str, ModuleType] = {"2d": canonical, "3d": canonical3d}
 DIMENSION = {"2d": 2, "3d": 3}
 SETTLED = (canonical.GLOBAL_MIN, canonical.LOCAL_MIN, canonical.LOCAL_MAX)
 # Flows approach e = 0 and w = 0 geometrically; the energy's log|w| needs relative accuracy

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .markov import MarkovChain
+from ..markov import MarkovChain
 
 SADDLE_W = -1.0 / np.sqrt(2.0)
 SADDLE_ENERGY = -(1.0 + np.log(2.0)) / 2.0  # E(0, -1/sqrt 2)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..markov import MarkovChain
 from . import canonical
 from .canonical import SADDLE_W, signed_square
-from .markov import MarkovChain
 
 # Limit points with e != 0, a = -1/e^2, w = -1/sqrt 2: the gap is 0 there (loss H(pi)), and the
 # theory leaves their type open (Remark 5).
@@ -23,7 +23,7 @@ def _arrays(*values):
     return np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in values))
 
 
-def attention_factor(e, a):
+def scalar_factor(e, a):
     """1 + a e^2: how the attention scalar scales the gap."""
     e, a = _arrays(e, a)
     return 1.0 + a * e**2
@@ -31,7 +31,7 @@ def attention_factor(e, a):
 
 def gap(e, w, a):
     e, w, a = _arrays(e, w, a)
-    return e**2 * attention_factor(e, a) * signed_square(w)
+    return e**2 * scalar_factor(e, a) * signed_square(w)
 
 
 def loss(chain: MarkovChain, e, w, a):
@@ -70,7 +70,7 @@ def energy(e, w, a):
     return canonical.energy(e, w) - 2.0 * a**2
 
 
-def global_min_attention(chain: MarkovChain, e, w):
+def global_min_scalar(chain: MarkovChain, e, w):
     """The global-minimum surface as a graph over (e, w): a = (D*/(e^2 (1+2w|w|)) - 1) / e^2.
 
     NaN where it does not exist (e = 0 or w = -1/sqrt 2).
@@ -81,7 +81,7 @@ def global_min_attention(chain: MarkovChain, e, w):
     return np.where(np.isfinite(a), a, np.nan)
 
 
-def stationary_attention(e):
+def stationary_scalar(e):
     """a = -1/e^2 on the stationary set {e != 0, w = -1/sqrt 2}."""
     e = np.asarray(e, dtype=float)
     with np.errstate(divide="ignore"):
@@ -92,7 +92,7 @@ def classify_endpoint(chain: MarkovChain, e, w, a, tol: float = 1e-4) -> np.ndar
     """Label where integrated flows ended, as in two dimensions plus the stationary set."""
     e, w, a = _arrays(e, w, a)
     labels = canonical.classify_endpoint(chain, e, w, tol=tol, gap_value=gap(e, w, a))
-    on_stationary = (np.abs(e) >= tol) & (np.abs(w - SADDLE_W) < tol) & (np.abs(attention_factor(e, a)) < tol)
+    on_stationary = (np.abs(e) >= tol) & (np.abs(w - SADDLE_W) < tol) & (np.abs(scalar_factor(e, a)) < tol)
     labels[on_stationary & (labels == canonical.UNCONVERGED)] = STATIONARY
     return labels
 

@@ -18,10 +18,10 @@ from scipy.special import log_expit
 
 from replication.claims import Claim, documentation, over_runs
 
+from ..data import sample_sequences
+from ..markov import MarkovChain
 from . import canonical
 from .basins import MODELS, PAPER, flow_endpoints
-from .data import sample_sequences
-from .markov import MarkovChain
 from .settings import BasinSettings
 
 REFERENCE = {canonical.LOCAL_MIN: "H(pi)", canonical.GLOBAL_MIN: "entropy rate"}

@@ -1,4 +1,4 @@
-"""Figures of Local to Global. Each function returns (figure, tidy data it plotted)."""
+"""Figures of the canonical models (Figs. 1, 2, 5, basins). Each function returns (figure, tidy data it plotted)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 from scipy.ndimage import distance_transform_edt
 
+from ..markov import MarkovChain
 from . import canonical
-from .markov import MarkovChain
-from .settings import AttentionFlowSettings, Fig1Settings
+from .settings import Canonical3dFlowSettings, Fig1Settings
 
 BASIN_COLOURS = {"I*": "#2ca02c", "I_min": "#d62728"}
 SADDLE_COLOUR = "#ff7f0e"
@@ -178,9 +178,9 @@ def _inside(values: np.ndarray, extent: float) -> np.ndarray:
     return np.where(np.abs(values) <= extent, values, np.nan)
 
 
-def _attention_critical_sets(ax, chain: MarkovChain, extent: float, panel: str) -> list[pd.DataFrame]:
+def _canonical3d_critical_sets(ax, chain: MarkovChain, extent: float, panel: str) -> list[pd.DataFrame]:
     """The critical sets of the (e, w, a) model inside the cube [-extent, extent]^3 (axes w, a, e)."""
-    from . import canonical_attention
+    from . import canonical3d
 
     data = []
     # The e = 0 plane: local minima where (p+q-1)(1+2w|w|) > 0, local maxima elsewhere.
@@ -207,7 +207,7 @@ def _attention_critical_sets(ax, chain: MarkovChain, extent: float, panel: str) 
         data.append(_rows(panel, chain, f"{name}_plane", w=ww[mask], a=aa[mask], e=0.0))
     # The global-minimum surface as a graph a(e, w), drawn where it lies inside the cube.
     e, w = np.meshgrid(np.linspace(-extent, extent, 71), np.linspace(-extent, extent, 71))
-    a = _inside(canonical_attention.global_min_attention(chain, e, w), extent)
+    a = _inside(canonical3d.global_min_scalar(chain, e, w), extent)
     ax.plot_surface(w, a, e, color="0.25", alpha=0.22, linewidth=0, shade=False, rstride=1, cstride=1, rasterized=True)
     keep = ~np.isnan(a)
     data.append(_rows(panel, chain, "global_min_surface", w=w[keep], a=a[keep], e=e[keep]))
@@ -216,7 +216,7 @@ def _attention_critical_sets(ax, chain: MarkovChain, extent: float, panel: str) 
         ax.plot([canonical.SADDLE_W] * 2, [-extent, extent], [0, 0], color=SADDLE_COLOUR, lw=2.5, label="saddle line")
         data.append(_rows(panel, chain, "saddle_line", w=canonical.SADDLE_W, a=[-extent, extent], e=0.0))
         e = np.linspace(-extent, extent, 801)
-        a = canonical_attention.stationary_attention(e)
+        a = canonical3d.stationary_scalar(e)
         e, a = e[np.abs(a) <= extent], a[np.abs(a) <= extent]
         for sign in (1, -1):
             branch = np.sign(e) == sign
@@ -232,7 +232,7 @@ def _attention_critical_sets(ax, chain: MarkovChain, extent: float, panel: str) 
     return data
 
 
-def _attention_trajectories(ax, chain: MarkovChain, flows: pd.DataFrame, extent: float, panel: str) -> pd.DataFrame:
+def _canonical3d_trajectories(ax, chain: MarkovChain, flows: pd.DataFrame, extent: float, panel: str) -> pd.DataFrame:
     """Flows coloured by where they end; the parts outside the cube are cut away."""
     mine = flows[(flows.p == chain.p) & (flows.q == chain.q)]
     for label, group in mine.groupby("endpoint", sort=True):
@@ -277,8 +277,8 @@ def _frame_cube(ax, extent: float, view: tuple[float, float]) -> None:
     ax.set_box_aspect((1, 1, 1))
 
 
-def attention_landscape(
-    flows: pd.DataFrame, settings: AttentionFlowSettings, zoomed: bool
+def canonical3d_landscape(
+    flows: pd.DataFrame, settings: Canonical3dFlowSettings, zoomed: bool
 ) -> tuple[plt.Figure, pd.DataFrame]:
     """Figs. 2 (``zoomed=False``) and 5: one 3-D panel per chain with the critical sets and flows.
 
@@ -295,10 +295,10 @@ def attention_landscape(
         panel = next(letters)
         name = f"p={chain.p:g}, q={chain.q:g}" + (" (p+q<1)" if chain.switching < 1 else " (p+q>1)")
         ax = fig.add_subplot(grid[0, column], projection="3d")
-        critical = _attention_critical_sets(ax, chain, extent, panel)
+        critical = _canonical3d_critical_sets(ax, chain, extent, panel)
         drawn = {frame.layer.iloc[0] for frame in critical if len(frame)}
         data.extend(critical)
-        data.append(_attention_trajectories(ax, chain, flows, extent, panel))
+        data.append(_canonical3d_trajectories(ax, chain, flows, extent, panel))
         _frame_cube(ax, extent, tuple(settings.view))
         ax.set_title(f"({panel}) {name}", pad=0)
         surfaces = [

@@ -13,7 +13,7 @@ import pandas as pd
 
 from replication.claims import Claim, not_checkable, over_runs
 
-from .markov import MarkovChain
+from ..markov import MarkovChain
 from .settings import TransformerClaimSettings
 
 PAPER = "Local to Global"

@@ -1,4 +1,4 @@
-"""The training runs a ``local_to_global.transformer`` config section asks for (used by the workflow)."""
+"""The training jobs of the workflow: where each run's files lie (figure runs, ablation runs) and how soon it starts."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .markov import MarkovChain
+from ..markov import MarkovChain
 from .structure import structure_table
 
 MATRIX_LABELS = {"W_V": r"$W_V$", "W_1": r"$W_1$"}

@@ -1,5 +1,5 @@
-"""The paper's config sections as typed settings (defaults: schema.yaml beside this file, filled in
-by the config validation; none here)."""
+"""The ``transformer`` section of the paper's config as typed settings (defaults: the paper's
+schema.yaml, filled in by the config validation; none here)."""
 
 from __future__ import annotations
 
@@ -8,86 +8,7 @@ from dataclasses import dataclass, fields
 
 from replication.settings import from_mapping
 
-from .markov import MarkovChain
-
-
-@dataclass(frozen=True)
-class Fig1Settings:
-    """``fig1``: the (e, w) landscape and its flows."""
-
-    chains: tuple[MarkovChain, ...]
-    extent: float
-    contour_points: int
-    quiver_points: int
-    trajectories: int
-    flow_time: float
-    seed: int
-
-
-@dataclass(frozen=True)
-class AttentionFlowSettings:
-    """``fig2`` and ``fig5``: (e, w, a) flows from N(0, sigma^2 I_3) starts."""
-
-    chains: tuple[MarkovChain, ...]
-    sigma: float
-    extent: float
-    trajectories: int
-    flow_time: float
-    view: tuple[float, ...]
-    seed: int
-
-
-@dataclass(frozen=True)
-class GridStarts:
-    points: int
-    extent: float
-    margin: float
-
-
-@dataclass(frozen=True)
-class SampledLossSettings:
-    sigma: float
-    starts: int
-    sequences: int
-    length: int
-    z: float
-
-
-@dataclass(frozen=True)
-class LandscapeClaimSettings:
-    energy_drift: float
-    endpoint_loss: float
-    small_sigma: float
-    fraction_high: float
-    fraction_low: float
-    sampled: SampledLossSettings
-
-
-@dataclass(frozen=True)
-class BasinSettings:
-    """``basins``: fractions of Gaussian starts ending at a local minimum, and claims 1-4."""
-
-    chains: tuple[MarkovChain, ...]
-    sigmas: tuple[float, ...]
-    n_starts: int
-    flow_time: float
-    rounds: int
-    grid: GridStarts
-    claims: LandscapeClaimSettings
-    seed: int
-
-
-@dataclass(frozen=True)
-class LandscapeSettings:
-    fig1: Fig1Settings
-    fig2: AttentionFlowSettings
-    fig5: AttentionFlowSettings
-    basins: BasinSettings
-
-
-def landscape_settings(section: Mapping) -> LandscapeSettings:
-    """The landscape sections of the validated ``local_to_global`` section, typed."""
-    return from_mapping(LandscapeSettings, {key: section[key] for key in ("fig1", "fig2", "fig5", "basins")})
+from ..markov import MarkovChain
 
 
 @dataclass(frozen=True)
@@ -119,18 +40,6 @@ class ScheduleSettings:
 
 
 @dataclass(frozen=True)
-class ExperimentSettings:
-    """``transformer.experiments.<figure>``: one figure's runs."""
-
-    chain: MarkovChain
-    inits: tuple[str, ...]
-    seeds: tuple[int, ...]
-    steps: int
-    eval_every: int
-    checkpoints: tuple[int, ...]
-
-
-@dataclass(frozen=True)
 class Fig4Settings:
     window: int
     smooth: int
@@ -158,12 +67,8 @@ class AblationSettings:
 
 
 @dataclass(frozen=True)
-class RunSettings:
-    """Everything one training run reads: the shared training settings and one experiment's.
-
-    ``embedding`` is "scalar" (the paper's token ``x e``) in every figure run; only the Fig. 3
-    ablation trains the authors' "two_symbol" embedding.
-    """
+class TrainingSettings:
+    """``transformer``'s keys that every training run shares: architecture, data, optimiser, schedule, device."""
 
     model: ModelSettings
     batch_size: int
@@ -175,7 +80,12 @@ class RunSettings:
     threads: int
     attention: str
     chunk: int
-    embedding: str
+
+
+@dataclass(frozen=True)
+class ExperimentSettings:
+    """``transformer.experiments.<figure>``: one figure's runs."""
+
     chain: MarkovChain
     inits: tuple[str, ...]
     seeds: tuple[int, ...]
@@ -184,20 +94,25 @@ class RunSettings:
     checkpoints: tuple[int, ...]
 
 
+# The two settings below are made of the sections above (dataclass inheritance: each field is
+# declared once, and a run's fields stay flat: ``run.steps``, ``dataclasses.replace(run, steps=...)``).
+
+
 @dataclass(frozen=True)
-class TransformerSettings:
+class RunSettings(ExperimentSettings, TrainingSettings):
+    """Everything one training run reads: the shared training settings, then one experiment's.
+
+    ``embedding`` is "scalar" (the paper's token ``x e``) in every figure run; only the Fig. 3
+    ablation trains the authors' "two_symbol" embedding.
+    """
+
+    embedding: str
+
+
+@dataclass(frozen=True)
+class TransformerSettings(TrainingSettings):
     """``transformer``: Figs. 3, 4, 6 and Tables 1, 2."""
 
-    model: ModelSettings
-    batch_size: int
-    sigma: float
-    rank_one_value: str
-    optimizer: OptimizerSettings
-    schedule: ScheduleSettings
-    device: str
-    threads: int
-    attention: str
-    chunk: int
     experiments: dict[str, ExperimentSettings]
     fig4: Fig4Settings
     claims: TransformerClaimSettings
@@ -205,11 +120,10 @@ class TransformerSettings:
 
     def run(self, experiment: str) -> RunSettings:
         """The shared training settings with one experiment's (chain, steps, eval_every, ...)."""
-        shared = {field.name: getattr(self, field.name) for field in fields(RunSettings) if hasattr(self, field.name)}
+        training = {field.name: getattr(self, field.name) for field in fields(TrainingSettings)}
         spec = self.experiments[experiment]
-        return RunSettings(
-            **shared, **{field.name: getattr(spec, field.name) for field in fields(spec)}, embedding="scalar"
-        )
+        experiment_fields = {field.name: getattr(spec, field.name) for field in fields(ExperimentSettings)}
+        return RunSettings(**training, **experiment_fields, embedding="scalar")
 
     def runs(self, experiment: str) -> list[tuple[str, int]]:
         """(init, seed) of every run of an experiment, in config order."""

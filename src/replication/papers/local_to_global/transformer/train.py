@@ -17,8 +17,8 @@ from tqdm import tqdm
 
 from replication.numerics import perturb_module
 
-from .data import BatchStream
-from .markov import MarkovChain
+from ..data import BatchStream
+from ..markov import MarkovChain
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
 from .settings import RunSettings
 

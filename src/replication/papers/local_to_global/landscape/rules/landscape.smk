@@ -2,7 +2,7 @@
 # Figure rules are localrules: on a cluster they run in the driver (seconds each, not worth a queue wait).
 
 from replication.papers.local_to_global import PAPER as L2G
-from replication.papers.local_to_global.settings import landscape_settings
+from replication.papers.local_to_global.landscape.settings import landscape_settings
 
 L2G_FIGURES = L2G.figures_dir
 L2G_LANDSCAPE = landscape_settings(config["local_to_global"])  # typed, once
@@ -56,14 +56,14 @@ rule l2g_fig1:
 register_claims("results/local_to_global/claims_landscape.csv")
 
 
-rule l2g_attention_flows:
+rule l2g_canonical3d_flows:
     """Integrate (e, w, a) gradient flows from N(0, sigma^2 I_3) starts for Fig. 2 or Fig. 5."""
     output:
-        "results/local_to_global/attention_flows/{fig}.csv",
+        "results/local_to_global/canonical3d_flows/{fig}.csv",
     log:
-        "logs/local_to_global/attention_flows/{fig}.log",
+        "logs/local_to_global/canonical3d_flows/{fig}.log",
     benchmark:
-        "benchmarks/l2g_attention_flows/{fig}.tsv"
+        "benchmarks/l2g_canonical3d_flows/{fig}.tsv"
     wildcard_constraints:
         fig="fig2|fig5",
     conda:
@@ -74,13 +74,13 @@ rule l2g_attention_flows:
     params:
         settings=lambda wildcards: rule_param(getattr(L2G_LANDSCAPE, wildcards.fig)),
     script:
-        "../scripts/l2g_attention_flows.py"
+        "../scripts/l2g_canonical3d_flows.py"
 
 
 rule l2g_fig2:
     """Fig. 2: critical sets of the (e, w, a) model and flows coloured by where they end."""
     input:
-        flows="results/local_to_global/attention_flows/fig2.csv",
+        flows="results/local_to_global/canonical3d_flows/fig2.csv",
     output:
         **figure_outputs(L2G, f"{L2G_FIGURES}/fig2.pdf"),
     log:
@@ -102,7 +102,7 @@ rule l2g_fig2:
 rule l2g_fig5:
     """Fig. 5: Fig. 2 near the origin, with |e| against time (attracting or repelling e = 0)."""
     input:
-        flows="results/local_to_global/attention_flows/fig5.csv",
+        flows="results/local_to_global/canonical3d_flows/fig5.csv",
     output:
         **figure_outputs(L2G, f"{L2G_FIGURES}/fig5.pdf"),
     log:

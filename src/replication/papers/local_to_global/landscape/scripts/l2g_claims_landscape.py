@@ -5,8 +5,12 @@ import pandas as pd
 
 from replication.claims import write_claims
 from replication.io import log_to, write_csv
-from replication.papers.local_to_global.basins import landscape_claims
-from replication.papers.local_to_global.endpoint_loss import reclassify, sampled_endpoint_losses, sampled_loss_claim
+from replication.papers.local_to_global.landscape.basins import landscape_claims
+from replication.papers.local_to_global.landscape.endpoint_loss import (
+    reclassify,
+    sampled_endpoint_losses,
+    sampled_loss_claim,
+)
 
 log = log_to(snakemake.log[0])
 settings = snakemake.params.settings

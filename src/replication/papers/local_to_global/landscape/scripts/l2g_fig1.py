@@ -3,7 +3,7 @@
 import pandas as pd
 
 from replication.io import log_to
-from replication.papers.local_to_global.plots import fig1
+from replication.papers.local_to_global.landscape.plots import fig1
 from replication.plotting import apply_style, save_figure
 
 log_to(snakemake.log[0])

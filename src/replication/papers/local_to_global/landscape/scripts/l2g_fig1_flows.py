@@ -1,7 +1,7 @@
 """Integrate the gradient-flow trajectories overlaid on Fig. 1."""
 
 from replication.io import log_to, write_csv
-from replication.papers.local_to_global.landscape import fig1_flows, flows_for_chains
+from replication.papers.local_to_global.landscape.flow_tables import fig1_flows, flows_for_chains
 
 log = log_to(snakemake.log[0])
 s = snakemake.params.settings

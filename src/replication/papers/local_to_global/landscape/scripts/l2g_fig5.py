@@ -3,10 +3,10 @@
 import pandas as pd
 
 from replication.io import log_to
-from replication.papers.local_to_global.plots import attention_landscape
+from replication.papers.local_to_global.landscape.plots import canonical3d_landscape
 from replication.plotting import apply_style, save_figure
 
 log_to(snakemake.log[0])
 apply_style()
-figure, data = attention_landscape(pd.read_csv(snakemake.input.flows), snakemake.params.settings, zoomed=True)
+figure, data = canonical3d_landscape(pd.read_csv(snakemake.input.flows), snakemake.params.settings, zoomed=True)
 save_figure(figure, snakemake.output.pdf, data)

@@ -2,10 +2,10 @@
 # One training job per (experiment, init, seed); figures, tables and claims read the runs and are
 # localrules: on a cluster they run in the driver (seconds each, not worth a queue wait).
 
-from replication.papers.local_to_global import INITS
+from replication.papers.local_to_global.transformer import INITS
 from replication.papers.local_to_global import PAPER as L2G
-from replication.papers.local_to_global.ablation import variant_settings
-from replication.papers.local_to_global.runs import (
+from replication.papers.local_to_global.transformer.ablation import variant_settings
+from replication.papers.local_to_global.transformer.jobs import (
     ABLATION_PATTERN,
     RUN_PATTERN,
     ablation_files,
@@ -13,7 +13,7 @@ from replication.papers.local_to_global.runs import (
     run_files,
     training_priority,
 )
-from replication.papers.local_to_global.settings import transformer_settings
+from replication.papers.local_to_global.transformer.settings import transformer_settings
 
 L2G_TRANSFORMER = transformer_settings(config["local_to_global"])  # typed, once
 L2G_EXPERIMENTS = L2G_TRANSFORMER.experiments

@@ -3,7 +3,7 @@
 import numpy as np
 
 from replication.io import log_to
-from replication.papers.local_to_global.ablation import ablation_figure, ablation_table
+from replication.papers.local_to_global.transformer.ablation import ablation_figure, ablation_table
 from replication.plotting import apply_style, save_figure
 
 log = log_to(snakemake.log[0])

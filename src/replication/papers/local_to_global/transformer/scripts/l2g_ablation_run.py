@@ -3,7 +3,7 @@
 import torch
 
 from replication.io import log_to
-from replication.papers.local_to_global.train import train_and_write
+from replication.papers.local_to_global.transformer.train import train_and_write
 
 log_to(snakemake.log[0])
 torch.set_num_threads(snakemake.threads)

@@ -4,7 +4,7 @@ import pandas as pd
 
 from replication.claims import write_claims
 from replication.io import log_to
-from replication.papers.local_to_global.transformer_claims import transformer_claims
+from replication.papers.local_to_global.transformer.claims import transformer_claims
 
 log = log_to(snakemake.log[0])
 claims = transformer_claims(

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from replication.io import log_to
-from replication.papers.local_to_global.transformer_plots import loss_curves
+from replication.papers.local_to_global.transformer.plots import loss_curves
 from replication.plotting import apply_style, save_figure
 
 log = log_to(snakemake.log[0])

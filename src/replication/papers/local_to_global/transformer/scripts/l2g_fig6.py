@@ -1,7 +1,7 @@
 """Fig. 6 of Local to Global: W_V and W_1 from the rank-one init, and every seed's low-rank structure."""
 
 from replication.io import log_to, write_csv
-from replication.papers.local_to_global.transformer_plots import structure_figure
+from replication.papers.local_to_global.transformer.plots import structure_figure
 from replication.plotting import apply_style, save_figure
 
 log_to(snakemake.log[0])

@@ -1,7 +1,7 @@
 """Tables 1 and 2 as Markdown and LaTeX (booktabs), from the model and the config."""
 
 from replication.io import log_to, write_text
-from replication.papers.local_to_global.tables import table1, table2, to_latex, to_markdown
+from replication.papers.local_to_global.transformer.tables import table1, table2, to_latex, to_markdown
 
 log = log_to(snakemake.log[0])
 settings = snakemake.params.settings

@@ -1,4 +1,4 @@
-"""Data behind the landscape figures: flows, fields and basins of the canonical model."""
+"""Flows of the canonical models as tidy tables, the data behind Figs. 1, 2 and 5."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import pandas as pd
 
 from replication.numerics import perturb
 
+from ..markov import MarkovChain
 from . import canonical
 from .flow import integrate_flow
-from .markov import MarkovChain
-from .settings import AttentionFlowSettings, Fig1Settings
+from .settings import Canonical3dFlowSettings, Fig1Settings
 
 
-def flows_for_chains(settings: Fig1Settings | AttentionFlowSettings, integrate, log) -> pd.DataFrame:
+def flows_for_chains(settings: Fig1Settings | Canonical3dFlowSettings, integrate, log) -> pd.DataFrame:
     """Flows for every chain of ``settings``, ``integrate(chain, rng)`` drawing from one seeded stream."""
     rng = np.random.default_rng(settings.seed)
     frames = []
@@ -57,7 +57,7 @@ def fig1_flows(
     )
 
 
-def attention_flows(
+def canonical3d_flows(
     chain: MarkovChain, n: int, sigma: float, flow_time: float, rng: np.random.Generator, samples: int = 200
 ) -> pd.DataFrame:
     """``n`` flows of the (e, w, a) model from N(0, sigma^2 I_3) starts, sampled in log time.
@@ -65,12 +65,14 @@ def attention_flows(
     Integrated with the clocked field (same orbits and limits as -grad L; near the origin the
     clock is the flow's own), so ``t`` is that clock.
     """
-    from . import canonical_attention
+    from . import canonical3d
     from .flow import clocked_field
 
+    # The noise stream keeps its first name ("attention/"), so that ensembles draw the same noise as the
+    # blessed envelopes did.
     starts = perturb(sigma * rng.standard_normal((n, 3)), f"attention/{chain.p}/{chain.q}/{sigma}")
     times = np.concatenate([[0.0], np.geomspace(1e-2, flow_time, samples - 1)])
-    field = clocked_field(chain, canonical_attention.gap_derivatives)  # not stiff: explicit steps
+    field = clocked_field(chain, canonical3d.gap_derivatives)  # not stiff: explicit steps
     # atol tiny: relative accuracy where flows approach e = 0 or w = 0 geometrically
     t, path = integrate_flow(field, starts, flow_time, t_eval=times, atol=1e-30, method="DOP853")
     e, w, a = np.moveaxis(path, -1, 0)
@@ -78,7 +80,7 @@ def attention_flows(
         chain,
         t,
         {"e": e, "w": w, "a": a},
-        energy=canonical_attention.energy(e, w, a),
-        loss=canonical_attention.loss(chain, e, w, a),
-        endpoint=canonical_attention.classify_endpoint(chain, e[-1], w[-1], a[-1]),
+        energy=canonical3d.energy(e, w, a),
+        loss=canonical3d.loss(chain, e, w, a),
+        endpoint=canonical3d.classify_endpoint(chain, e[-1], w[-1], a[-1]),
     )
