@@ -4,9 +4,9 @@ from pathlib import Path
 
 import yaml
 
-from replication.registry import Figure, Paper, SpecClaim, Table
+from replication.contract import Figure, Paper, SpecClaim, Table
 
-from .config_checks import check_schedule
+from .config_checks import check_config
 
 _TRANSFORMER = yaml.load(Path(__file__).with_name("schema.yaml").read_text(), Loader=yaml.CSafeLoader)["properties"][
     "transformer"
@@ -85,5 +85,5 @@ PAPER = Paper(
             ">= 0.9 (Fig. 3), >= 0.99 (Fig. 6)",
         ),
     ),
-    check_config=check_schedule,
+    check_config=check_config,
 )
