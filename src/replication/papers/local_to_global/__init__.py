@@ -7,9 +7,9 @@ Markov chain (``markov``), its sampled sequences (``data``), the config section 
 ``smoke.yaml``) and its checks (``config_checks``).
 """
 
-from replication.registry import Figure, Paper, SpecClaim, Table
+from replication.contract import Figure, Paper, SpecClaim, Table
 
-from .config_checks import check_schedule
+from .config_checks import check_config
 
 _FIGURES = "figures/local_to_global"
 
@@ -88,5 +88,5 @@ PAPER = Paper(
             ">= 0.9 (Fig. 3), >= 0.99 (Fig. 6)",
         ),
     ),
-    check_config=check_schedule,
+    check_config=check_config,
 )

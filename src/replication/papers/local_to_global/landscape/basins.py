@@ -13,7 +13,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from replication.claims import Claim
-from replication.numerics import perturb
+from replication.perturbation import perturb
 
 from ..markov import MarkovChain
 from . import canonical, canonical3d
