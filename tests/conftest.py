@@ -7,14 +7,14 @@ import inspect
 import os
 import re
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from replication.snakemake_command import snakemake_command
+
 ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 # The first test that asks for the smoke pipeline pays for it (a few minutes on 2 busy cores).
 PIPELINE_TIMEOUT_S = 1500
 SNAKEMAKE_TIMEOUT_S = 1200
@@ -58,7 +58,7 @@ def _runs_snakemake(item: pytest.Item) -> bool:
     except (OSError, TypeError):
         return False
     # Snakemake directly, or through `make figures` (tests/test_crash_recovery.py).
-    return any(call in source for call in ("run_snakemake(", "str(SNAKEMAKE)", "make_figures("))
+    return any(call in source for call in ("run_snakemake(", "snakemake_command(", "make_figures("))
 
 
 def mutation_test_files(mutant: str) -> list[str] | None:
@@ -97,8 +97,9 @@ def pytest_collection_modifyitems(config, items):
 
 def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Run the project's workflow in ``workdir`` (outputs land there, not in the checkout)."""
-    command = [str(SNAKEMAKE), "--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(workdir), *args]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=SNAKEMAKE_TIMEOUT_S)
+    result = subprocess.run(
+        snakemake_command(workdir, *args), cwd=ROOT, capture_output=True, text=True, timeout=SNAKEMAKE_TIMEOUT_S
+    )
     if check and result.returncode != 0:
         raise AssertionError(
             f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
@@ -142,7 +143,7 @@ def l2g_transformer(section: dict):
     """Typed ``local_to_global.transformer`` settings from a partial section: the schema fills in
     every key not given, and the experiments are the ones given (all three if none are)."""
     from replication.config import validate_config
-    from replication.papers.local_to_global.settings import transformer_settings
+    from replication.papers.local_to_global.transformer.settings import transformer_settings
 
     paper = validate_config(
         {"local_to_global": {"transformer": section}}, ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -155,7 +156,7 @@ def l2g_transformer(section: dict):
 def basin_settings(sampled: dict, **section):
     """Typed ``local_to_global.basins`` settings from ``section``, with the claims' thresholds of the
     paper's config and the sampled endpoint-loss check ``sampled``."""
-    from replication.papers.local_to_global.settings import BasinSettings
+    from replication.papers.local_to_global.landscape.settings import BasinSettings
     from replication.settings import from_mapping
 
     thresholds = {"energy_drift": 1e-8, "endpoint_loss": 1e-6, "small_sigma": 0.1, "fraction_high": 0.99}

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_snakemake
-from replication.config import ConfigError
 from replication.diff.runs import Run, compare_runs, envelope_set, padded
+from replication.errors import ConfigError
 from replication.variants import (
     check_tree,
     differences,

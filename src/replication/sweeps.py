@@ -41,7 +41,7 @@ STATS = ("mean", "median", "min", "max", "last")
 def read_sweep(name: str, path: str | os.PathLike | None = None) -> dict:
     """The sweep file (``path``, else config/sweeps/<name>.yaml), checked: one or two settings with
     at least one value each."""
-    from .config import ConfigError
+    from .errors import ConfigError
 
     check_name(name)
     sweep = load_yaml(path or SWEEP_FILES / f"{name}.yaml")
@@ -158,7 +158,7 @@ def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Pat
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .config import ConfigError
+    from .errors import ConfigError
     from .pipeline_run import main as run_pipeline
 
     parser = argparse.ArgumentParser(prog="python -m replication.sweeps", description=__doc__.splitlines()[0])

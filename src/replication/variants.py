@@ -118,7 +118,7 @@ def assignment_text(changes: Iterable[tuple[str, Any, Any]]) -> str:
 def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
     """ConfigError (one line) when the tree at ``tree`` records other values than ``config``'s for
     any of its settings."""
-    from .config import ConfigError
+    from .errors import ConfigError
 
     record = read_record(tree)
     if record is None or "settings" not in record:
@@ -141,7 +141,7 @@ def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
 
 def parse_assignments(assignments: Iterable[str]) -> dict:
     """``["a.b=2e-3", "c=[1, 2]"]`` -> ``{"a": {"b": 0.002}, "c": [1, 2]}`` (values read as YAML)."""
-    from .config import ConfigError
+    from .errors import ConfigError
 
     overlay: dict = {}
     for assignment in assignments:
@@ -169,7 +169,7 @@ def derived_name(assignments: Iterable[str]) -> str:
 
 
 def check_name(name: str) -> str:
-    from .config import ConfigError
+    from .errors import ConfigError
 
     if not re.fullmatch(NAME_PATTERN, name) or name in ("paper", "reference"):
         raise ConfigError(
@@ -179,7 +179,7 @@ def check_name(name: str) -> str:
 
 
 def load_yaml(path: str | os.PathLike) -> dict:
-    from .config import ConfigError
+    from .errors import ConfigError
 
     path = Path(path)
     if not path.is_file():
@@ -315,7 +315,7 @@ def prepare(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .config import ConfigError
+    from .errors import ConfigError
 
     parser = argparse.ArgumentParser(
         prog="python -m replication.variants", description="Build a named variant in variants/<name>/."

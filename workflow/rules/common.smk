@@ -5,7 +5,8 @@ from pathlib import Path
 
 from snakemake.common.configfile import load_configfile
 
-from replication.config import ConfigError, apply_settings, validate_config
+from replication.config import apply_settings, validate_config
+from replication.errors import ConfigError
 from replication.paths import PROJECT_ROOT
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 from replication.registry import papers
@@ -81,7 +82,7 @@ def figure_outputs(paper, pdf, subcategory=None):
     figure = next((f for f in paper.figures if pattern.match(f.path)), None)
     if figure is None:
         raise ValueError(f"{paper.id}: {pdf} is not in the paper's figure list")
-    caption = str(paper.package_dir / "report" / figure.caption)
+    caption = str(paper.caption_path(figure))
     category = paper.name
     # The report says which settings each image shows (the tree's record, checked above).
     labels = {"figure": f"{figure.figure} ({paths['png'].name})", "settings": SETTINGS_RECORD["name"]}

@@ -145,7 +145,7 @@ def line_overlay(a_csv: Path, b_csv: Path, a_label: str, b_label: str, target: P
 
 def compare_figures(a: Run, b: Run, out_dir: Path, settings: dict, envelopes: dict) -> tuple[pd.DataFrame, dict]:
     """One row per figure and compared quantity (its image and every data column); the panels drawn."""
-    from ..ensemble import IMAGE_COLUMN
+    from ..envelopes import IMAGE_COLUMN
 
     k = float(settings["envelope_factor"])
     rows, panels = [], {}
@@ -277,7 +277,7 @@ def figure_verdicts(figures: pd.DataFrame) -> pd.DataFrame:
 def compare_runs(a: Run, b: Run, out_dir: str | os.PathLike, settings: dict, envelope_dir: Path | None) -> dict:
     """Write ``report.html``, ``report.md``, ``figures.csv``, ``settings.csv`` and ``claims.csv`` of
     B against A into ``out_dir``; return the tables."""
-    from ..ensemble import read_envelope
+    from ..envelopes import read_envelope
     from .report import compare_html, compare_markdown
 
     out_dir = Path(out_dir)
@@ -315,7 +315,7 @@ def envelope_set(settings: dict) -> Path | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ..config import ConfigError
+    from ..errors import ConfigError
     from ..variants import resolve
 
     parser = argparse.ArgumentParser(prog="python -m replication.diff.runs", description=__doc__.splitlines()[0])
