@@ -47,8 +47,11 @@ def shared_scope(fixture_name: str, config) -> str:
 
 def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Run the project's workflow in ``workdir`` (outputs land there, not in the checkout)."""
-    command = [str(SNAKEMAKE), "--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(workdir), *args]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=SNAKEMAKE_TIMEOUT_S)
+    from replication.snakemake_command import snakemake_command
+
+    result = subprocess.run(
+        snakemake_command(workdir, *args), cwd=ROOT, capture_output=True, text=True, timeout=SNAKEMAKE_TIMEOUT_S
+    )
     if check and result.returncode != 0:
         raise AssertionError(
             f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
@@ -58,7 +61,8 @@ def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.C
 
 def starts_the_pipeline(argv) -> bool:
     """Whether a subprocess command runs this checkout's Snakemake: the venv's snakemake, Python's
-    ``-m snakemake`` or ``-m replication.pipeline_run``, or make in the checkout (`make figures`)."""
+    ``-m snakemake`` or a module of the project that starts it (the run lock, variants, sweeps), or
+    make in the checkout (`make figures`)."""
     if isinstance(argv, (str, bytes, os.PathLike)):
         argv = [argv]
     words = [os.fsdecode(word) for word in argv]
@@ -66,9 +70,8 @@ def starts_the_pipeline(argv) -> bool:
         return False
     if str(SNAKEMAKE) in words:
         return True
-    if any(
-        words[i] == "-m" and words[i + 1] in ("snakemake", "replication.pipeline_run") for i in range(len(words) - 1)
-    ):
+    modules = {words[i + 1] for i in range(len(words) - 1) if words[i] == "-m"}
+    if modules & {"snakemake", "replication.pipeline_run", "replication.variants", "replication.sweeps"}:
         return True
     return Path(words[0]).name == "make" and str(ROOT) in words
 
@@ -145,14 +148,14 @@ SMALL_RUN_TRAINING = {"optimizer": {"lr": 0.01}, "schedule": {"warmup": 0.05}}
 
 
 def training_settings(changes: Mapping = SMALL_RUN_TRAINING) -> dict:
-    """The shared training settings of one Local to Global run (the fields of ``RunSettings`` that
-    the ``transformer`` section holds, ``model``, ``batch_size`` and ``chunk`` left to the test),
+    """The shared training settings of one Local to Global run (``TrainingSettings``' fields but
+    ``model``, ``batch_size`` and ``chunk``, which the test gives),
     from the schema's defaults with ``changes``; the token embedding is the paper's, as in every
     figure run. Spread it first into a run's mapping: the test's own keys follow and win."""
-    from replication.papers.local_to_global.settings import RunSettings
+    from replication.papers.local_to_global.transformer.settings import TrainingSettings
 
     section = defaulted_section("local_to_global", "transformer", given=changes)
-    fields = {field.name for field in dataclasses.fields(RunSettings)} - {"model", "batch_size", "chunk"}
+    fields = {field.name for field in dataclasses.fields(TrainingSettings)} - {"model", "batch_size", "chunk"}
     return {**{key: value for key, value in section.items() if key in fields}, "embedding": "scalar"}
 
 
@@ -175,7 +178,7 @@ def small_run_settings() -> dict:
 
 def transformer_claim_settings():
     """The thresholds of claims 5 and 6 (``local_to_global.transformer.claims``), typed, at their defaults."""
-    from replication.papers.local_to_global.settings import TransformerClaimSettings
+    from replication.papers.local_to_global.transformer.settings import TransformerClaimSettings
     from replication.settings import from_mapping
 
     return from_mapping(TransformerClaimSettings, defaulted_section("local_to_global", "transformer")["claims"])
@@ -184,7 +187,7 @@ def transformer_claim_settings():
 def l2g_transformer(section: dict):
     """Typed ``local_to_global.transformer`` settings from a partial section: the schema fills in
     every key not given, and the experiments are the ones given (all three if none are)."""
-    from replication.papers.local_to_global.settings import transformer_settings
+    from replication.papers.local_to_global.transformer.settings import transformer_settings
 
     paper = schema_defaults({"local_to_global": {"transformer": section}})["local_to_global"]
     experiments = paper["transformer"]["experiments"]
@@ -195,7 +198,7 @@ def l2g_transformer(section: dict):
 def basin_settings(sampled: dict, **section):
     """Typed ``local_to_global.basins`` settings from ``section``, with the claims' thresholds at
     their schema defaults and the sampled endpoint-loss check ``sampled``."""
-    from replication.papers.local_to_global.settings import BasinSettings
+    from replication.papers.local_to_global.landscape.settings import BasinSettings
     from replication.settings import from_mapping
 
     claims = {**defaulted_section("local_to_global", "basins")["claims"], "sampled": sampled}

@@ -1,6 +1,6 @@
-"""The paper contract (replication.registry): discovery of paper packages, their paths and figures,
-which paper a claims table means, and the merged config schema. Fake paper packages are written
-under tmp_path and put on the import path."""
+"""The paper contract (replication.contract) and the registry (replication.registry): discovery of
+paper packages, their paths and figures, which paper a claims table means, and the merged config
+schema. Fake paper packages are written under tmp_path and put on the import path."""
 
 import itertools
 import textwrap
@@ -8,8 +8,9 @@ import textwrap
 import pytest
 import yaml
 
-from replication import registry
-from replication.registry import Figure, Paper, SpecClaim, paper_named
+from replication import contract, registry
+from replication.contract import Figure, Paper, SpecClaim
+from replication.registry import paper_named
 
 _names = itertools.count()
 
@@ -17,7 +18,7 @@ _names = itertools.count()
 def paper_source(paper_id, arxiv, *, name=None, figures="()"):
     return textwrap.dedent(
         f"""
-        from replication.registry import Figure, Paper, SpecClaim
+        from replication.contract import Figure, Paper, SpecClaim
 
         PAPER = Paper(
             id={paper_id!r},
@@ -44,7 +45,7 @@ def fake_papers(tmp_path, monkeypatch, packages: dict[str, str | None], modules=
     for module in modules:  # plain modules beside the packages: not papers
         (root / f"{module}.py").write_text("PAPER = None\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "PAPERS_PACKAGE", root_name)
+    monkeypatch.setattr(contract, "PAPERS_PACKAGE", root_name)
     return root_name
 
 
@@ -66,7 +67,7 @@ def test_a_package_without_a_paper_is_an_error(tmp_path, monkeypatch):
     name = fake_papers(tmp_path, monkeypatch, {"good": paper_source("good", "1"), "empty": ""})
     with pytest.raises(TypeError) as error:
         discover()
-    assert str(error.value) == f"{name}.empty defines no PAPER (a replication.registry.Paper)"
+    assert str(error.value) == f"{name}.empty defines no PAPER (a replication.contract.Paper)"
 
 
 def test_a_paper_not_named_like_its_package_is_an_error(tmp_path, monkeypatch):
@@ -97,6 +98,25 @@ def test_paths_of_a_paper(tmp_path, monkeypatch):
     assert error.value.args[0] == (
         "demo: no figure figures/demo/fig3.pdf; registered: figures/demo/fig1.pdf, figures/demo/fig2.pdf"
     )
+
+
+def test_a_paper_split_into_parts_has_rules_and_captions_in_each(tmp_path, monkeypatch):
+    """Rules in any subpackage's rules/ folder, included in path order; a caption given as a path is
+    relative to the package, a bare name lies in the package's own report/."""
+    figures = (
+        '(Figure("figures/demo/fig1.pdf", "Fig. 1", "one.rst"), '
+        'Figure("figures/demo/fig2.pdf", "Fig. 2", "b/report/two.rst"))'
+    )
+    name = fake_papers(tmp_path, monkeypatch, {"demo": paper_source("demo", "1", figures=figures)})
+    folder = tmp_path / name / "demo"
+    for rules in ("b/rules/b.smk", "rules/top.smk", "a/rules/a.smk", "a/scripts/not_rules.smk", "a/rules/notes.txt"):
+        (folder / rules).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rules).write_text("")
+    (paper,) = discover()
+    assert paper.rules_files == [folder / "a/rules/a.smk", folder / "b/rules/b.smk", folder / "rules/top.smk"]
+    assert paper.caption("fig1") == str(folder / "report" / "one.rst")
+    assert paper.caption("fig2") == str(folder / "b" / "report" / "two.rst")
+    assert paper.caption_path(paper.figure("fig2")) == folder / "b" / "report" / "two.rst"
 
 
 def test_the_shipped_papers():

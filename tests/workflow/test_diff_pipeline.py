@@ -8,9 +8,11 @@ import subprocess
 
 import pandas as pd
 
-from helpers import ROOT, SNAKEMAKE, SNAKEMAKE_TIMEOUT_S, run_snakemake
+from helpers import ROOT, SNAKEMAKE_TIMEOUT_S, run_snakemake
 from replication.diff import figure_verdicts
-from replication.numerics import VARIABLE
+from replication.manifest import manifest_figures
+from replication.perturbation import VARIABLE
+from replication.snakemake_command import snakemake_command
 
 # Every test here runs Snakemake (or asks for a fixture that does).
 pytestmark = pytest.mark.pipeline
@@ -31,8 +33,7 @@ def test_regenerated_smoke_figures_match_references(smoke_run):
         "figures differ from figures/reference/smoke (after an intended change, run `make bless-smoke`):\n"
         + failing.to_string()
     )
-    manifest = pd.read_csv(smoke_run / "figures/all", sep="\t")
-    figures = {path.removeprefix("figures/").removesuffix(".pdf") for path in manifest.path if path.endswith(".pdf")}
+    figures = {path.removeprefix("figures/").removesuffix(".pdf") for path in manifest_figures(smoke_run)}
     assert set(summary.key) == figures
 
 
@@ -74,17 +75,8 @@ ANOTHER_MACHINE = {
 def test_perturbed_numerics_pass_against_the_references(tmp_path):
     """Plays another machine: inputs and parameters moved in their last bits, and AVX2 kernels of
     torch, MKL and oneDNN (where the CPU has more); every figure must pass, within k x envelope."""
-    command = [
-        str(SNAKEMAKE),
-        "figures/diff/passed",
-        *SMOKE,
-        "--snakefile",
-        str(ROOT / "workflow" / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-    ]
     result = subprocess.run(
-        command,
+        snakemake_command(tmp_path, "figures/diff/passed", *SMOKE),
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -100,9 +92,10 @@ def test_perturbed_numerics_pass_against_the_references(tmp_path):
 
 def test_learning_rate_ten_percent_off_fails(smoke_run, tmp_path):
     """A small scientific change: the transformer's peak learning rate 1.1e-3 instead of 1e-3."""
-    workdir = tmp_path / "run"
-    shutil.copytree(smoke_run, workdir, symlinks=True)
-    shutil.rmtree(workdir / "figures/diff", ignore_errors=True)
+    from replication.variants import seed_tree
+
+    workdir = tmp_path / "run"  # a tree of its own settings, seeded from the smoke tree
+    seed_tree(smoke_run, workdir)
     result = run_snakemake(
         workdir,
         *SMOKE,

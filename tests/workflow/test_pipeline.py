@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from helpers import ROOT, run_snakemake
-from replication.papers.local_to_global import canonical
+from replication.papers.local_to_global.landscape import canonical
 from replication.papers.local_to_global.markov import MarkovChain
 
 # Every test here runs Snakemake (or asks for a fixture that does).

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from helpers import ROOT, run_snakemake
+from replication.manifest import read_manifest
 from replication.registry import papers
 
 
@@ -24,7 +25,7 @@ def test_every_figure_in_the_report_with_a_caption(smoke_run):
     # docutils prints "(ERROR/3) ..." or "(WARNING/2) ..." for a caption it cannot render
     assert not re.search(r"\((ERROR|WARNING|SEVERE)/\d\)", result.stdout + result.stderr)
     results = report_results(report.read_text())
-    manifest = pd.read_csv(smoke_run / "figures/all", sep="\t")
+    manifest = read_manifest(smoke_run)
     figures = manifest[manifest.path.str.endswith(".pdf")]
     assert len(figures)
     for figure in figures.itertuples():
@@ -41,7 +42,7 @@ def test_caption_files_exist():
     figures = [(paper, figure) for paper in papers() for figure in paper.figures]
     assert figures
     for paper, figure in figures:
-        assert (paper.package_dir / "report" / figure.caption).exists(), figure
+        assert paper.caption_path(figure).exists(), figure
 
 
 def docutils_messages(rst: str) -> list[str]:
@@ -57,7 +58,7 @@ def docutils_messages(rst: str) -> list[str]:
 
 
 def test_captions_render_without_docutils_messages():
-    captions = sorted(path for paper in papers() for path in (paper.package_dir / "report").glob("*.rst"))
+    captions = sorted(path for paper in papers() for path in paper.package_dir.glob("**/report/*.rst"))
     assert captions
     for caption in captions:
         # Jinja fields become a plain word: the reStructuredText around them is what can break.

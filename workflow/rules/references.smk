@@ -1,13 +1,13 @@
 # The claims report of every paper, and regenerated figures against committed references.
 # Inputs come from the registries through functions, so figures registered by rule files
 # included after this one are covered too.
-from replication.numerics import active as perturbation_from_environment
+from replication.perturbation import active as perturbation_from_environment
 from replication.paths import files_under, reference_set_dir
 
 perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops the run before any job
 
 CLAIMS_REPORT = "figures/claims.md"
-REFERENCE_SET = reference_set_dir(config["diff"], Path(workflow.basedir).parent)
+REFERENCE_SET = reference_set_dir(config["diff"], PROJECT_ROOT)
 
 
 rule claims_report:
@@ -22,6 +22,8 @@ rule claims_report:
     localrule: True
     conda:
         ENVIRONMENT
+    params:
+        settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
     script:
         "../../scripts/claims_report.py"
 

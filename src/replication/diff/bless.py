@@ -9,11 +9,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import pandas as pd
-
-from ..io import atomic_path, write_csv
-from ..paths import figure_paths
-from .compare import FIGURES_ROOT, figure_key
+from ..envelopes import measure_envelope, run_members, write_envelope
+from ..io import atomic_path
+from ..manifest import manifest_figures
+from ..paths import FIGURES_ROOT, figure_key, figure_paths
+from ..perturbation import DEFAULT_ULPS
+from ..provenance import read_provenance, write_provenance
+from .images import image_rms_between
 
 
 def bless(
@@ -23,18 +25,14 @@ def bless(
     ensemble: dict | None = None,
 ) -> list[str]:
     """Make ``dest`` the reference set of every figure in ``<workdir>/figures/all``: PNG and CSV,
-    the run's ``provenance.json`` and, given ensemble ``members`` (runs of the same pipeline under
+    the run's ``provenance.json`` and ``settings.yaml`` and, given ensemble ``members`` (runs of the same pipeline under
     perturbed numerics), ``envelope.csv``; ``ensemble`` fields are added to the provenance.
 
     Every other file in ``dest`` is removed, so the set is exactly the pipeline's figures. Returns
     the keys written.
     """
-    from ..ensemble import ENVELOPE_FILE, measure_envelope
-    from ..provenance import read_provenance, write_provenance
-
     workdir, dest = Path(workdir), Path(dest)
-    manifest = pd.read_csv(workdir / FIGURES_ROOT / "all", sep="\t")
-    figures = [path for path in manifest.path if Path(path).suffix == ".pdf"]
+    figures = manifest_figures(workdir)
     wanted = set()
     for path in figures:
         key = figure_key(path)
@@ -49,9 +47,14 @@ def bless(
     provenance.update({f"ensemble_{name}": value for name, value in (ensemble or {}).items()})
     write_provenance(provenance, dest / "provenance.json")
     wanted.add(dest / "provenance.json")
+    # The settings the set was made with (figures/settings.yaml of the run), beside its figures.
+    record = workdir / FIGURES_ROOT / "settings.yaml"
+    if record.exists():
+        with atomic_path(dest / record.name) as tmp:
+            shutil.copyfile(record, tmp)
+        wanted.add(dest / record.name)
     if members:
-        write_csv(measure_envelope(workdir, list(members)), dest / ENVELOPE_FILE)
-        wanted.add(dest / ENVELOPE_FILE)
+        wanted.add(write_envelope(measure_envelope(workdir, list(members), image_rms_between), dest))
     for stale in [p for p in dest.rglob("*") if p.is_file() and p not in wanted]:
         stale.unlink()
     for folder in sorted((p for p in dest.rglob("*") if p.is_dir()), reverse=True):
@@ -96,9 +99,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.members:
             if not args.configfile:
                 parser.error("--members needs --configfile")
-            from ..ensemble import run_members
-            from ..numerics import DEFAULT_ULPS
-
             start = time.perf_counter()
             folders = run_members(args.members, args.configfile, args.scratch or temporary, args.targets, args.cores)
             wall = time.perf_counter() - start

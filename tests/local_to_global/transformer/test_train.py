@@ -9,11 +9,11 @@ import torch
 
 from helpers import schema_defaults, shared_scope, small_run_settings, transformer_claim_settings
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.structure import structure_table, top_share
-from replication.papers.local_to_global.train import NonFiniteLoss, train
-from replication.papers.local_to_global.transformer_claims import transformer_claims
-from replication.papers.local_to_global.transformer_plots import smoothed_losses
+from replication.papers.local_to_global.transformer.claims import transformer_claims
+from replication.papers.local_to_global.transformer.plots import smoothed_losses
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.structure import structure_table, top_share
+from replication.papers.local_to_global.transformer.train import NonFiniteLoss, train
 
 SETTINGS = small_run_settings()
 CHAIN = MarkovChain(0.2, 0.3)
@@ -181,7 +181,7 @@ def test_structure_table_keeps_the_asked_steps_only():
 
 def test_stream_seeds_are_fixed_63_bit_numbers():
     """Every figure's numbers hang on these: the same (seed, stream), the same torch seed, forever."""
-    from replication.papers.local_to_global.train import stream_seed
+    from replication.papers.local_to_global.transformer.train import stream_seed
 
     assert [stream_seed(1, 0), stream_seed(1, 1), stream_seed(7, 2)] == [
         3717377837946358015,
@@ -281,7 +281,7 @@ def test_structure_of_a_matrix_whose_input_side_is_not_r_d():
 def test_fig4_names_a_curve_above_its_axis_in_a_note_not_in_the_legend():
     """The fixed y-range keeps the two reference losses readable; a curve that never comes down into
     it (our init in a short smoke run) is not a legend entry but a note with its range."""
-    from replication.papers.local_to_global.transformer_plots import loss_curves
+    from replication.papers.local_to_global.transformer.plots import loss_curves
     from replication.plotting import apply_style, legend_entries_off_axes
 
     apply_style()

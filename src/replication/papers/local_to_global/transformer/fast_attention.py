@@ -1,0 +1,316 @@
+"""Exact causal attention for binary tokens through one batch-independent positional score matrix.
+
+With x_n = t_n e + p_n and t_n in {0, 1}, the projections split into positional parts and the
+token's share: q_n = Q_n + t_n w, k_i = K_i + t_i kappa, v_i = V_i + t_i u, with Q = p W_Q^T / sqrt(d),
+w = W_Q e / sqrt(d), K = p W_K^T, kappa = W_K e, V = p W_V^T, u = W_V e. The score of query n on key i
+
+    s_ni = q_n . k_i = S_ni + t_n c_i + t_i beta^{t_n}_n,
+    S = Q K^T,   c_i = w . K_i,   beta^tau_n = (Q_n + tau w) . kappa,
+
+so the weights of a query with symbol tau are one batch-independent N x N matrix
+E_ni = exp(S_ni - m_n) (causal; the output does not depend on a row's scale, so any shift m_n that
+keeps the row's largest entry near 1 will do), times gamma_i = exp(c_i - max c) on every key when
+tau = 1, times exp(beta^tau_n) on keys with t_i = 1. The key factors gamma go into the right-hand
+side, so one product E @ [R^0, gamma R^1] serves both query symbols: a dense GEMM whose columns are
+the token-masked [value, 1] of every batch element (and, batch-shared, the row totals).
+
+The factor exp(beta) splits the keys of a row into two groups: the "heavy" group h (factor 1,
+masked explicitly) and the light one (factor lambda = exp((1 - 2h) beta), the row total minus the
+heavy group). h = [beta >= -ln 2], so lambda <= 2 (nothing overflows), and rows with |beta| small,
+as at initialisation, all share one group. With A_h, M_h the heavy group's sums of weights and of
+weighted values and A_l, M_l the light group's,
+
+    o_n = (M_h + lambda M_l) / (A_h + lambda A_l).
+
+The light group is never formed by a subtraction that the division cannot absorb: with
+L = total - H, the output is an affine map of the heavy sums, per row and query symbol,
+
+    numerator = (1 - lambda) M_h + lambda (2h - 1) u A_h + lambda (total_v + (1 - h) u total_a),
+    denominator = (1 - lambda) A_h + lambda total_a,
+
+whose rounding error is at most a few eps max |v| after the division (lambda <= 2, and for
+lambda < 1 either A_h or A_l is at least half the row total). Rows are sorted by their pair of
+groups (one per query symbol; at most three pairs occur, since beta^1 - beta^0 is one constant)
+and then by position, so the causal triangle is skipped block by block. Entries below the float
+range are lost; the only limit is a query whose denominator falls below sqrt(tiny) (keys whose
+factors gamma span about half the exponent range; float32: ~43), where ``binary_token_attention``
+returns None and the caller uses the general kernel.
+
+The projections are part of the function, and the backward is written out (checked against
+autograd through PyTorch's kernel and with torch.autograd.gradcheck in
+tests/local_to_global/transformer/test_fast_attention.py); a row's shift, and gamma's, is a
+constant there. Sums are laid out (query symbol, value entry, batch column, position) with
+positions contiguous, so that every per-row and per-query factor broadcasts along long rows and
+the choice of a query's symbol is a product with a 0/1 mask.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal triangle
+LOG_MAX_LIGHT_WEIGHT = math.log(2)  # keys of the light group weigh at most 2x the heavy group's
+SHIFT_BOUND_LIMIT = 4.0  # rows shifted by a score bound up to this shrink by at most exp(-8) ~ 3e-4
+
+
+class ScoresOutOfRange(ArithmeticError):
+    """A query's attention weights sum to below sqrt(tiny): its keys lie beyond the float range."""
+
+
+def _row_blocks(pair: torch.Tensor) -> tuple[torch.Tensor, list[tuple]]:
+    """Rows sorted by (group pair, position) and cut into blocks of at most BLOCK_ROWS rows of one pair:
+    (start, stop, pair, first position, width = last position + 1, positions (1, rows))."""
+    length = pair.shape[0]
+    order = torch.argsort(pair * length + torch.arange(length, device=pair.device))
+    counts = torch.bincount(pair, minlength=4).tolist()
+    positions = order.unsqueeze(0)
+    ends = order.tolist()
+    blocks, first = [], 0
+    for group_pair, count in enumerate(counts):
+        for start in range(first, first + count, BLOCK_ROWS):
+            stop = min(start + BLOCK_ROWS, first + count)
+            blocks.append((start, stop, group_pair, ends[start], ends[stop - 1] + 1, positions[:, start:stop]))
+        first += count
+    return order, blocks
+
+
+def _block_products(queries, key, rhs, blocks, keep):
+    """sums[:, r] = rhs[pair(r)] @ E_r with E_r = exp(S_r - m_r) over keys up to position_r (a column
+    of the (keys, rows) block), and the E blocks when ``keep``. Cauchy-Schwarz gives the shift
+    m_r = |q_r| max_i |k_i| >= S_ri, folded into the score GEMM through a row of ones, so one exp
+    pass replaces softmax's three. Where that bound is loose enough to shrink a row by more than
+    exp(-2 SHIFT_BOUND_LIMIT), the row maximum is used."""
+    d = key.shape[1]
+    sums = queries.new_empty(next(iter(rhs.values())).shape[0], queries.shape[0])
+    probabilities = []
+    keys = torch.arange(key.shape[0], device=key.device).unsqueeze(1)
+    bound = torch.linalg.vector_norm(queries, dim=1) * torch.linalg.vector_norm(key, dim=1).max()
+    shifted_queries = torch.cat((queries, -bound.unsqueeze(1)), 1).T.contiguous()  # (d + 1, T)
+    key_rows = torch.cat((key, torch.ones_like(key[:, :1])), 1)
+    block_bounds = torch.stack([bound[start:stop].max() for start, stop, *_ in blocks]).tolist()
+    for (start, stop, group_pair, first, width, positions), largest in zip(blocks, block_bounds):
+        if largest <= SHIFT_BOUND_LIMIT:
+            weights = torch.mm(key_rows[:width], shifted_queries[:, start:stop]).exp_()  # entries in (0, 1]
+            if width > first:  # the causal mask touches only the keys past the block's first position
+                weights[first:].masked_fill_(keys[first:width] > positions, 0.0)
+        else:
+            weights = torch.mm(key_rows[:width, :d], shifted_queries[:d, start:stop])
+            if width > first:
+                weights[first:].masked_fill_(keys[first:width] > positions, float("-inf"))
+            weights = torch.softmax(weights, 0)
+        torch.mm(rhs[group_pair][:, :width], weights, out=sums[:, start:stop])
+        if keep:
+            probabilities.append(weights)
+    return sums, probabilities
+
+
+def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities):
+    """Gradients of the block products for queries, key and each pair's right-hand side (dS = E * dE)."""
+    grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
+    grad_rhs = {group_pair: torch.zeros_like(matrix) for group_pair, matrix in rhs.items()}
+    for (start, stop, group_pair, _, width, _), weights in zip(blocks, probabilities):
+        grad = grad_sums[:, start:stop]
+        grad_rhs[group_pair][:, :width].addmm_(grad, weights.T)
+        grad_scores = torch.mm(rhs[group_pair][:, :width].T, grad).mul_(weights)  # (keys, rows)
+        torch.mm(grad_scores.T, key[:width], out=grad_queries[start:stop])
+        grad_key[:width].addmm_(grad_scores, queries[start:stop])
+    return grad_queries, grad_key, grad_rhs
+
+
+def _masked_values(value, shift, is_one, h, out):
+    """R_h (d + 1, B + 1, T) into ``out``: the [value, 1] of the keys in group h (t_i = h; value + u
+    for h = 1) per batch element, then the batch-shared [value, 1] of the row totals."""
+    d, batch = value.shape[1], is_one.shape[0]
+    mask = is_one if h else 1 - is_one
+    torch.mul(((value + shift) if h else value).T.unsqueeze(1), mask, out=out[:d, :batch])
+    out[d, :batch] = mask
+    out[:d, batch] = value.T
+    out[d, batch] = 1
+    return out
+
+
+def _projections(e, p, W_Q, W_K, W_V):
+    """The positional queries Q, keys K, values V and the token's shares w, kappa, u (module docstring)."""
+    scale = 1.0 / math.sqrt(e.shape[0])
+    return p @ W_Q.T * scale, W_Q @ e * scale, p @ W_K.T, W_K @ e, p @ W_V.T, W_V @ e
+
+
+class _BinaryTokenAttention(torch.autograd.Function):
+    """Attention output (B, T, d) from e (d,), p (T, d), W_Q, W_K, W_V and tokens (B, T) in {0, 1}.
+
+    The projections are part of the function (their backward written out too: one node instead of a
+    dozen small ones). Inside, ``_attention`` works on the positional queries Q (T, d), keys K and values
+    V, the value shift u (d,), the key factors gamma (T,) of queries with symbol 1 and beta (2, T) (row
+    tau: the offset of keys with t_i = 1 for queries with symbol tau). Sums are laid out (tau, value entry
+    c, column b, position): b < B the heavy group of batch element b, b = B the row total. Positions run
+    along the contiguous dimension, so that every per-row and per-query factor broadcasts over long
+    contiguous rows."""
+
+    @staticmethod
+    def forward(ctx, e, p, W_Q, W_K, W_V, tokens):
+        queries, w, key, kappa, value, shift = _projections(e, p, W_Q, W_K, W_V)
+        key_offset = key @ w  # c_i: the score change of key i for queries with symbol 1
+        gamma = torch.exp(key_offset - key_offset.max())  # in (0, 1]; a constant shift cancels in softmax
+        query_offset = queries @ kappa
+        beta = torch.stack((query_offset, query_offset + w @ kappa))
+        out = _attention(ctx, queries, key, value, shift, gamma, beta, tokens)
+        if ctx.keep:
+            ctx.save_for_backward(e, p, W_Q, W_K, W_V)
+            ctx.projections = (queries, w, key, kappa, gamma)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        grad_queries, grad_key, grad_value, grad_shift, grad_gamma, grad_beta = _attention_backward(ctx, grad_out)
+        e, p, W_Q, W_K, W_V = ctx.saved_tensors
+        queries, w, key, kappa, gamma = ctx.projections
+        scale = 1.0 / math.sqrt(e.shape[0])
+        # beta^tau = (Q + tau w) . kappa, c = K . w, gamma = exp(c - max c) (the shift is a constant)
+        grad_key_offset = grad_gamma * gamma
+        beta_total = grad_beta.sum(0)
+        grad_queries = grad_queries.addr(beta_total, kappa)
+        grad_w = torch.addmv(kappa * grad_beta[1].sum(), key.T, grad_key_offset)
+        grad_kappa = torch.addmv(w * grad_beta[1].sum(), queries.T, beta_total)
+        grad_key = grad_key.addr(grad_key_offset, w)
+        # Q = s p W_Q^T, w = s W_Q e, K = p W_K^T, kappa = W_K e, V = p W_V^T, u = W_V e
+        grad_p = grad_queries @ (W_Q * scale) + grad_key @ W_K + grad_value @ W_V
+        grad_W_Q = (grad_queries.T @ p).addr_(grad_w, e).mul_(scale)
+        grad_W_K = (grad_key.T @ p).addr_(grad_kappa, e)
+        grad_W_V = (grad_value.T @ p).addr_(grad_shift, e)
+        grad_e = W_Q.T @ grad_w * scale + W_K.T @ grad_kappa + W_V.T @ grad_shift
+        return grad_e, grad_p, grad_W_Q, grad_W_K, grad_W_V, None
+
+
+def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
+    batch, length = tokens.shape
+    d = value.shape[1]
+    dtype = value.dtype
+    heavy = beta >= -LOG_MAX_LIGHT_WEIGHT  # (2, T): the heavy group per query symbol is t_i = 1
+    order, blocks = _row_blocks(heavy[0].long() + 2 * heavy[1].long())
+    pairs = sorted({block[2] for block in blocks})
+
+    # rhs[pair] = (R_{h0}, gamma R_{h1}) for the two query symbols; masked[h] = R_h
+    is_one = tokens.to(dtype)
+    rhs, masked = {}, {}
+    for group_pair in pairs:
+        h0, h1 = group_pair & 1, group_pair >> 1
+        matrix = value.new_empty(2, d + 1, batch + 1, length)
+        if h0 not in masked:
+            masked[h0] = _masked_values(value, shift, is_one, h0, matrix[0])
+        else:
+            matrix[0] = masked[h0]
+        if h1 not in masked:
+            masked[h1] = _masked_values(value, shift, is_one, h1, value.new_empty(d + 1, batch + 1, length))
+        torch.mul(masked[h1], gamma, out=matrix[1])
+        rhs[group_pair] = matrix.view(-1, length)
+    sorted_queries = queries.index_select(0, order)
+    keep = ctx.keep = any(ctx.needs_input_grad)  # False for an evaluation without gradients: save nothing
+    sums, probabilities = _block_products(sorted_queries, key, rhs, blocks, keep)
+    sorted_rows = len(pairs) > 1
+    rank = torch.empty_like(order).index_copy_(0, order, torch.arange(length, device=order.device))
+    if sorted_rows:
+        sums = sums.index_select(1, rank)
+    sums = sums.view(2, d + 1, batch + 1, length)
+
+    # Per query symbol and row (2, T): with L = total - H and lambda = exp((1 - 2h) beta), the output
+    # o = (H_v + lambda L_v) / (H_a + lambda L_a) is an affine map of the heavy sums H = (H_v, H_a):
+    #   numerator = (1 - lambda) H_v + a H_a + c_v,  denominator = (1 - lambda) H_a + c_a,
+    # a = lambda (2h - 1) u, c_v = lambda (total_v + (1 - h) u total_a), c_a = lambda total_a.
+    group = heavy.to(dtype)  # 1 where the heavy group is t = 1
+    light_weight = torch.exp((1 - 2 * group) * beta)
+    heavy_weight = 1 - light_weight
+    totals = sums[:, :, batch]  # (2, d + 1, T)
+    mix = (light_weight * (2 * group - 1)).unsqueeze(1) * shift.unsqueeze(1)  # a: (2, d, T)
+    offset = light_weight.unsqueeze(1) * torch.addcmul(
+        totals[:, :d], ((1 - group) * totals[:, d]).unsqueeze(1), shift.unsqueeze(1)
+    )
+    heavy_sum, heavy_total = sums[:, :d, :batch], sums[:, d, :batch]  # (2, d, B, T), (2, B, T)
+    own = torch.stack((1 - is_one, is_one))  # (2, B, T): 1 in the slot of the query's own symbol
+    denominator = torch.addcmul((light_weight * totals[:, d]).unsqueeze(1), heavy_weight.unsqueeze(1), heavy_total)
+    # Entries below the float range are lost; relative to a denominator above sqrt(tiny) they are
+    # below N sqrt(tiny) (float32: 1e-16), so only smaller denominators fall back.
+    if bool(((denominator < math.sqrt(torch.finfo(dtype).tiny)) & own.bool()).any()):
+        raise ScoresOutOfRange
+    # own / denominator: the other symbol's slot is 0 (its denominator set to 1, never read)
+    scale = own.div_(torch.addcmul(1 - own, denominator, own))
+    numerator = torch.addcmul(offset.unsqueeze(2), mix.unsqueeze(2), heavy_total.unsqueeze(1))
+    numerator.addcmul_(heavy_sum, heavy_weight.view(2, 1, 1, length))
+    out = numerator.mul_(scale.unsqueeze(1)).sum(0)  # (d, B, T): exact, the other slot adds 0
+    if keep:
+        ctx.blocks, ctx.probabilities, ctx.rhs, ctx.masked = blocks, probabilities, rhs, masked
+        ctx.sorted_rows = sorted_rows
+        ctx.core = (sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out)
+    return out.permute(1, 2, 0)  # (B, T, d)
+
+
+def _attention_backward(ctx, grad_out):
+    sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out = ctx.core
+    batch, length = is_one.shape
+    d = key.shape[1]
+    heavy_sum, heavy_total, totals = sums[:, :d, :batch], sums[:, d, :batch], sums[:, :, batch]
+    heavy_weight = 1 - light_weight
+    mix_weight = light_weight * (2 * group - 1)
+    mix = mix_weight.unsqueeze(1) * shift.unsqueeze(1)
+    # The gradient of the numerator is grad * scale: each query's in its own symbol's slot, 0 in the other.
+    grad = grad_out.permute(2, 0, 1).contiguous().unsqueeze(0)  # (1, d, B, T)
+    grad_denominator = -(grad * out).sum(1) * scale  # (2, B, T)
+    grad_sums = grad_out.new_empty(2, d + 1, batch + 1, length)
+    torch.mul(grad, (scale * heavy_weight.unsqueeze(1)).unsqueeze(1), out=grad_sums[:, :d, :batch])
+    grad_sums[:, d, :batch] = torch.addcmul(
+        (grad * mix.unsqueeze(2)).sum(1) * scale, grad_denominator, heavy_weight.unsqueeze(1)
+    )
+    # Per row: the gradients of the coefficients (1 - lambda), a, c_v, c_a
+    grad_heavy_weight = ((grad * heavy_sum).sum(1) * scale + grad_denominator * heavy_total).sum(1)
+    grad_mix = (grad * (scale * heavy_total).unsqueeze(1)).sum(2)  # (2, d, T)
+    grad_offset = (grad * scale.unsqueeze(1)).sum(2)
+    grad_offset_total = grad_denominator.sum(1)  # (2, T)
+    light_of_ones = light_weight * (1 - group)
+    grad_offset_shift = (grad_offset * shift.unsqueeze(1)).sum(1)
+    grad_sums[:, :d, batch] = light_weight.unsqueeze(1) * grad_offset
+    grad_sums[:, d, batch] = light_weight * grad_offset_total + light_of_ones * grad_offset_shift
+    grad_shift = (grad_mix * mix_weight.unsqueeze(1)).sum((0, 2)) + (
+        grad_offset * (light_of_ones * totals[:, d]).unsqueeze(1)
+    ).sum((0, 2))
+    # lambda's gradient, then beta's: dlambda/dbeta = (1 - 2h) lambda
+    grad_light_weight = (
+        (grad_mix * shift.unsqueeze(1)).sum(1) * (2 * group - 1)
+        + (grad_offset * totals[:, :d]).sum(1)
+        + (grad_offset_shift * (1 - group) + grad_offset_total) * totals[:, d]
+        - grad_heavy_weight
+    )
+    grad_beta = (1 - 2 * group) * light_weight * grad_light_weight
+    grad_sums = grad_sums.view(-1, length)
+    if ctx.sorted_rows:
+        grad_sums = grad_sums.index_select(1, order)
+    grad_sorted, grad_key, grad_rhs = _block_products_backward(
+        grad_sums, sorted_queries, key, ctx.rhs, ctx.blocks, ctx.probabilities
+    )
+    grad_queries = grad_sorted.index_select(0, rank)
+
+    # rhs[pair] = (R_{h0}, gamma R_{h1}); R_h = mask_h * [value (+ u for h = 1 in the batch columns), 1]
+    grad_masked = {h: torch.zeros_like(matrix) for h, matrix in ctx.masked.items()}
+    grad_gamma = torch.zeros_like(gamma)
+    for group_pair, grad in grad_rhs.items():
+        grad = grad.view(2, d + 1, batch + 1, length)
+        grad_masked[group_pair & 1] += grad[0]
+        grad_masked[group_pair >> 1].addcmul_(grad[1], gamma)
+        grad_gamma += (grad[1] * ctx.masked[group_pair >> 1]).sum((0, 1))
+    grad_value = torch.zeros_like(key.T)
+    for h, grad in grad_masked.items():
+        in_group = (grad[:d, :batch] * (is_one if h else 1 - is_one)).sum(1)  # (d, T)
+        grad_value += in_group + grad[:d, batch]
+        if h:  # the batch columns of group 1 carry value + u
+            grad_shift = grad_shift + in_group.sum(1)
+    return grad_queries, grad_key, grad_value.T, grad_shift, grad_gamma, grad_beta
+
+
+def binary_token_attention(
+    tokens: torch.Tensor, e: torch.Tensor, p: torch.Tensor, W_Q: torch.Tensor, W_K: torch.Tensor, W_V: torch.Tensor
+) -> torch.Tensor | None:
+    """softmax(q k^T / sqrt d, causal) v of shape (B, T, d) for tokens (B, T) in {0, 1}; None on underflow."""
+    try:
+        return _BinaryTokenAttention.apply(e, p[: tokens.shape[1]], W_Q, W_K, W_V, tokens.long())
+    except ScoresOutOfRange:
+        return None
