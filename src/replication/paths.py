@@ -9,8 +9,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# The checkout (or installed tree) that holds workflow/, config/ and the committed references.
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+def project_root() -> Path:
+    """The checkout that holds workflow/, config/ and the committed references: the one this package
+    lies in (src/replication/), or, for an installed package, REPLICATION_ROOT (the workflow sets it
+    to its own checkout) or else the current folder."""
+    here = Path(__file__).resolve().parents[2]
+    if (here / "workflow" / "Snakefile").is_file():
+        return here
+    return Path(os.environ.get("REPLICATION_ROOT") or os.getcwd()).resolve()
+
+
+PROJECT_ROOT = project_root()
 FIGURES_ROOT = Path("figures")
 
 

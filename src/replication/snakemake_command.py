@@ -6,7 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from .paths import PROJECT_ROOT
+
 SNAKEFILE = PROJECT_ROOT / "workflow" / "Snakefile"
 
 

@@ -1,9 +1,13 @@
 # Shared set-up: the papers, config validation (before any job runs) and the figure registry.
+import os
 import re
 import sys
 from pathlib import Path
 
 from snakemake.common.configfile import load_configfile
+
+# This checkout, for an installed (not editable) package that cannot know it (replication.paths).
+os.environ.setdefault("REPLICATION_ROOT", str(Path(workflow.basedir).parent))
 
 from replication.config import apply_settings, validate_config
 from replication.errors import ConfigError
