@@ -20,7 +20,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env figures test lint format report clean diff bless bless-config bless-smoke timings mutation compare sweep
+.PHONY: env figures test lint format docs report clean diff bless bless-config bless-smoke timings mutation compare sweep
 
 env: $(VENV)/.installed
 
@@ -65,6 +65,11 @@ lint: env
 	$(BIN)/snakefmt --check workflow src/replication/papers tests/plugin_paper
 	$(BIN)/snakemake --lint
 
+# The documentation (mkdocs.yml, docs/) into site/; --strict fails on any warning: a broken link or
+# anchor, a page outside the nav, or a missing included file (the claims of the reference sets).
+docs: env
+	$(BIN)/mkdocs build --strict
+
 format: env
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
@@ -104,5 +109,5 @@ timings: env
 
 # Everything generated; figures/reference (the committed references) stays.
 clean:
-	rm -rf benchmarks mutants results .snakemake/log variants sweeps compare
+	rm -rf benchmarks mutants results site .snakemake/log variants sweeps compare
 	find figures -mindepth 1 -maxdepth 1 ! -name reference -exec rm -rf {} +
