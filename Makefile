@@ -13,7 +13,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env figures test lint format report clean diff bless bless-config bless-smoke timings mutation
+.PHONY: env figures phase test lint format report clean diff bless bless-config bless-smoke timings mutation
 
 env: $(VENV)/.installed
 
@@ -26,6 +26,11 @@ $(VENV)/.installed: pyproject.toml
 
 figures: env
 	$(PIPELINE) figures/all --cores $(CORES) --configfile $(abspath $(CONFIG))
+
+# The phase diagram over (p, q) (figures/phase, its claims in figures/phase_claims.md): a cluster-sized
+# workload (about 2 CPU-hours on 2 cores; docs/phase-diagram.md), not part of figures/all.
+phase: env
+	$(PIPELINE) figures/phase --cores $(CORES) --configfile $(abspath $(CONFIG))
 
 test: env
 	$(BIN)/python -m pytest

@@ -39,7 +39,7 @@ def test_caption_files_exist():
     figures = [(paper, figure) for paper in papers() for figure in paper.figures]
     assert figures
     for paper, figure in figures:
-        assert (paper.package_dir / "report" / figure.caption).exists(), figure
+        assert paper.caption_file(figure).exists(), figure
 
 
 def docutils_messages(rst: str) -> list[str]:
@@ -55,7 +55,7 @@ def docutils_messages(rst: str) -> list[str]:
 
 
 def test_captions_render_without_docutils_messages():
-    captions = sorted(path for paper in papers() for path in (paper.package_dir / "report").glob("*.rst"))
+    captions = sorted(path for paper in papers() for path in paper.package_dir.glob("**/report/*.rst"))
     assert captions
     for caption in captions:
         # Jinja fields become a plain word: the reStructuredText around them is what can break.

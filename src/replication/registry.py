@@ -1,7 +1,8 @@
 """What a replicated paper provides, and the papers found under ``replication.papers``.
 
 Each paper is a package ``replication.papers.<id>`` whose ``__init__`` defines ``PAPER``, a
-:class:`Paper`. Beside it: ``rules/*.smk`` (its Snakemake rules, included by the workflow),
+:class:`Paper`. Beside it: ``rules/*.smk`` (its Snakemake rules, included by the workflow; also
+``<subpackage>/rules/*.smk`` at any depth),
 ``schema.yaml`` (its config section; ``$defs`` there join the shared ones), ``report/`` (the
 captions of its figures) and, optionally, ``smoke.yaml`` (tiny settings of its section, used when the
 config says ``settings: smoke``). The core reads papers only through this contract, so adding a folder
@@ -29,7 +30,12 @@ class Figure:
 
     path: str
     figure: str
-    caption: str  # file name under the paper's report/ folder (reStructuredText)
+    # reStructuredText: a file name under the paper's report/ folder, or a path relative to the
+    # paper's package (``<subpackage>/report/<file>``).
+    caption: str
+    # The manifest (figures/<manifest>) that lists it: "all" is the laptop set that `make figures`
+    # builds and the references cover; another name is a set of its own with its own target.
+    manifest: str = "all"
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,8 @@ class Paper:
 
     @property
     def rules_files(self) -> list[Path]:
-        return sorted((self.package_dir / "rules").glob("*.smk"))
+        """Every ``rules/*.smk`` in the package and its subpackages, sorted by path."""
+        return sorted(self.package_dir.glob("**/rules/*.smk"))
 
     @property
     def schema_path(self) -> Path:
@@ -104,7 +111,16 @@ class Paper:
 
     def caption(self, stem: str) -> str:
         """The caption file of figure ``stem``, as a path for Snakemake's ``report()``."""
-        return str(self.package_dir / "report" / self.figure(stem).caption)
+        return str(self.caption_file(self.figure(stem)))
+
+    def caption_file(self, figure: Figure) -> Path:
+        """Where a figure's caption lies: under report/, or the package-relative path it names."""
+        return self.package_dir / (figure.caption if "/" in figure.caption else Path("report") / figure.caption)
+
+    @property
+    def manifests(self) -> tuple[str, ...]:
+        """The manifests its figures belong to, "all" first."""
+        return tuple(dict.fromkeys(["all", *(figure.manifest for figure in self.figures)]))
 
 
 @cache

@@ -35,10 +35,20 @@ except ConfigError as error:
 # Absolute: the papers' rule files live in their packages.
 ENVIRONMENT = str(Path(workflow.basedir).parent / "environment.yml")
 
-# Every figure target of every paper: {"path": pdf, "paper": ..., "figure": ...}; figures/all lists them.
-FIGURES = [
-    {"path": figure.path, "paper": paper.name, "figure": figure.figure} for paper in PAPERS for figure in paper.figures
-]
+# Every figure target of every paper, by manifest (registry.Figure.manifest): {"path": pdf,
+# "paper": ..., "figure": ...}. figures/<manifest> lists them; "all" is the laptop set, the one
+# the references and the figure diff cover.
+MANIFESTS = list(dict.fromkeys(name for paper in PAPERS for name in paper.manifests))
+FIGURES_BY_MANIFEST = {
+    manifest: [
+        {"path": figure.path, "paper": paper.name, "figure": figure.figure}
+        for paper in PAPERS
+        for figure in paper.figures
+        if figure.manifest == manifest
+    ]
+    for manifest in MANIFESTS
+}
+FIGURES = FIGURES_BY_MANIFEST["all"]
 
 # Tables of the papers (Markdown, LaTeX): listed in figures/all like the figures.
 TABLES = [
@@ -46,12 +56,14 @@ TABLES = [
 ]
 
 
-# Every per-area claims table (replication.claims format); the claims report merges them.
-CLAIM_TABLES = []
+# Every per-area claims table (replication.claims format), by manifest; each manifest's claims
+# report merges its own (figures/claims.md for "all", figures/<manifest>_claims.md otherwise).
+CLAIM_TABLES_BY_MANIFEST = {manifest: [] for manifest in MANIFESTS}
+CLAIM_TABLES = CLAIM_TABLES_BY_MANIFEST["all"]
 
 
-def register_claims(csv_path):
-    CLAIM_TABLES.append(csv_path)
+def register_claims(csv_path, manifest="all"):
+    CLAIM_TABLES_BY_MANIFEST.setdefault(manifest, []).append(csv_path)
     return csv_path
 
 
@@ -69,7 +81,7 @@ def figure_outputs(paper, pdf, subcategory=None):
     figure = next((f for f in paper.figures if pattern.match(f.path)), None)
     if figure is None:
         raise ValueError(f"{paper.id}: {pdf} is not in the paper's figure list")
-    caption = str(paper.package_dir / "report" / figure.caption)
+    caption = str(paper.caption_file(figure))
     category = paper.name
     return {
         "pdf": str(paths["pdf"]),

@@ -35,6 +35,19 @@ PAPER = Paper(
         Figure(f"{_FIGURES}/fig6.pdf", "Fig. 6", "fig6.rst"),
         Figure(f"{_FIGURES}/fig3_ablation.pdf", "Fig. 3 (ablation: the authors' settings)", "ablation.rst"),
         Figure(f"{_FIGURES}/fig6_ablation.pdf", "Fig. 6 (ablation: the authors' settings)", "ablation.rst"),
+        # The phase diagram over (p, q): its own manifest, figures/phase (hours of CPU, a cluster's workload).
+        Figure(
+            f"{_FIGURES}/phase_heatmaps.pdf",
+            "Phase diagram over (p, q) (beyond the paper)",
+            "phase/report/phase_heatmaps.rst",
+            manifest="phase",
+        ),
+        Figure(
+            f"{_FIGURES}/phase_plateau.pdf",
+            "Plateau length against the candidate explanations (beyond the paper)",
+            "phase/report/phase_plateau.rst",
+            manifest="phase",
+        ),
     ),
     tables=(
         Table(f"{_FIGURES}/table1.md", "Table 1"),
