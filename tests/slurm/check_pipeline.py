@@ -223,7 +223,7 @@ def main() -> None:
         local_dirs = [Path(path) for path in os.environ["REPLICATION_SLURM_REFERENCE"].split(os.pathsep)]
         for target in TARGETS:
             if not any((folder / target).is_file() for folder in local_dirs):
-                fail(f"REPLICATION_SLURM_REFERENCE={os.environ['REPLICATION_SLURM_REFERENCE']} holds no finished {target}")
+                fail(f"REPLICATION_SLURM_REFERENCE={os.environ['REPLICATION_SLURM_REFERENCE']}: no finished {target}")
     else:
         with open(scratch / "local.log", "w") as log:
             local = subprocess.Popen(

@@ -42,7 +42,9 @@ def _tail(phase: PhaseSettings) -> int:
 
 
 def measure_runs(cells: dict[MarkovChain, tuple[pd.DataFrame, pd.DataFrame]], phase: PhaseSettings) -> pd.DataFrame:
-    """One row per run: the cell's columns, init, seed, steps run and CPU-s, and ``run_measures``."""
+    """One row per run: the cell's columns, init, seed, steps run, and ``run_measures``. The runs'
+    CPU seconds (in each cell's runs.csv, for scripts/benchmarks/phase_diagram.py) stay out: what
+    the figures and claims read is the same bytes on every rerun."""
     rows = []
     for chain, (evaluations, runs) in cells.items():
         costs = runs.set_index(["init", "seed"])
@@ -55,7 +57,6 @@ def measure_runs(cells: dict[MarkovChain, tuple[pd.DataFrame, pd.DataFrame]], ph
                     "seed": int(seed),
                     "steps_run": int(cost.steps_run),
                     "stopped_early": bool(cost.stopped_early),
-                    "cpu_s": float(cost.cpu_s),
                     **run_measures(frame, chain, phase.measures, phase.stop.closed, tail=_tail(phase)),
                 }
             )

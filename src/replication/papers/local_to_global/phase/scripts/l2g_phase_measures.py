@@ -15,13 +15,12 @@ cells = {
 runs = measure_runs(cells, phase)
 summary = summarise_cells(runs, phase)
 log.info(
-    "%d runs in %d cells: %d of %d iterations run (%.0f%% of the horizon), %.0f CPU-s in training",
+    "%d runs in %d cells: %d of %d iterations run (%.0f%% of the horizon)",
     len(runs),
     len(cells),
     runs.steps_run.sum(),
     len(runs) * phase.horizon,
     100 * runs.steps_run.sum() / (len(runs) * phase.horizon),
-    runs.cpu_s.sum(),
 )
 write_csv(runs, snakemake.output.runs)
 write_csv(summary, snakemake.output.cells)
