@@ -44,9 +44,10 @@ rule l2g_phase_cell:
         ENVIRONMENT
     threads: L2G_PHASE_TRANSFORMER.threads
     resources:
-        # A cell's six runs at most 6 x 3000 iterations: ~10 min of one core (docs/phase-diagram.md).
+        # Six runs of at most 3000 iterations at 16-32 ms of one core each (measured, busy or idle 2-core
+        # machine): up to ~10 min; resident memory ~0.5 GB (docs/phase-diagram.md). Twice that, for slower nodes.
         mem_mb=2000,
-        runtime=30,
+        runtime=60,
     params:
         settings=lambda wildcards: rule_param(
             phase_run_settings(L2G_PHASE_TRANSFORMER, L2G_PHASE, cell_chain(wildcards.cell))
