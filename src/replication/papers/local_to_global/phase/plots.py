@@ -12,8 +12,8 @@ from .cells import canonical_prediction
 
 HEATMAP_PANELS = (
     ("median_plateau", "median plateau length (iterations)"),
-    ("on_plateau_window", "fraction on the plateau at {window}"),
-    ("on_plateau_horizon", "fraction on the plateau at {horizon}"),
+    ("on_plateau_window", "fraction not escaped by {window}"),
+    ("on_plateau_horizon", "fraction not escaped by {horizon}"),
 )
 
 
@@ -44,7 +44,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
         for c, (column, title) in enumerate(HEATMAP_PANELS):
             ax = axes[r, c]
             values = np.full((len(qs), len(ps)), np.nan)
-            for row in frame.itertuples():
+            for row in frame[frame.resolvable].itertuples():  # unresolvable cells: grey and hatched below
                 values[np.searchsorted(qs, row.q), np.searchsorted(ps, row.p)] = getattr(row, column)
             fraction = column != "median_plateau"
             image = ax.pcolormesh(
@@ -61,14 +61,15 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                 value = getattr(row, column)
                 predicted = canonical_prediction(init, row.p, row.q)
                 if not row.resolvable:
-                    ax.add_patch(box(row.p, row.q, fill=False, hatch="///", color="0.6", lw=0))
-                    label = "n/r"
+                    ax.add_patch(box(row.p, row.q, facecolor="0.85", edgecolor="0.55", hatch="///", lw=0))
+                    label, ink = "n/r", "black"
                 else:
                     label = f"{value:.0f}" if not fraction else f"{value:.2f}"
+                    ink = "black" if value / (1 if fraction else horizon) > 0.6 else "white"  # dark on viridis' yellow
                     contradicts = fraction and predicted is not None and (value > 0.5) != predicted
                     if contradicts:
                         ax.add_patch(box(row.p, row.q, fill=False, color="red", lw=1.5))
-                ax.text(row.p, row.q, label, ha="center", va="center", fontsize=5.5, color="white")
+                ax.text(row.p, row.q, label, ha="center", va="center", fontsize=5.5, color=ink)
                 rows.append(
                     {
                         "init": init,
@@ -80,7 +81,9 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                         "predicted_on_plateau": predicted,
                     }
                 )
-            ax.plot([0, 1], [1, 0], "--", color="white", lw=1.2)
+            ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
+            ax.set_xticks(ps, [f"{v:g}" for v in ps])
+            ax.set_yticks(qs, [f"{v:g}" for v in qs])
             ax.set_xlim(p_edges[0], p_edges[-1])
             ax.set_ylim(q_edges[0], q_edges[-1])
             ax.set_aspect("equal")
@@ -92,7 +95,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
             _prediction_labels(ax, init)
     fig.suptitle(
         "Phase diagram: dashed p + q = 1; canonical prediction in the corners; red: measured fate "
-        "contradicts it; hatched n/r: gap below the noise",
+        "contradicts it; grey n/r: gap below the noise (no verdict)",
         fontsize=9,
     )
     fig.tight_layout()
