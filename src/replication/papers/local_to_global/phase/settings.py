@@ -55,6 +55,15 @@ class PhaseSettings:
         return [(init, seed) for init in self.inits for seed in self.seeds]
 
 
+# Where the cells' runs and the measures live (results of the workflow's working directory).
+PHASE_DIR = "results/local_to_global/phase"
+
+
+def cell_files(phase: PhaseSettings, name: str) -> list[str]:
+    """The file ``name`` of every cell of the grid, in grid order."""
+    return [f"{PHASE_DIR}/cells/{cell_name(chain)}/{name}" for chain in phase.chains]
+
+
 def cell_name(chain: MarkovChain) -> str:
     """The cell's folder and wildcard value, e.g. ``p0.2_q0.3``."""
     return f"p{chain.p:g}_q{chain.q:g}"

@@ -8,7 +8,9 @@
 from replication.papers.local_to_global import PAPER as L2G_PHASE_PAPER
 from replication.papers.local_to_global.phase import MANIFEST as L2G_PHASE_MANIFEST
 from replication.papers.local_to_global.phase.settings import (
+    PHASE_DIR as L2G_PHASE_DIR,
     cell_chain,
+    cell_files,
     cell_name,
     phase_run_settings,
     phase_settings,
@@ -19,12 +21,7 @@ L2G_PHASE = phase_settings(config["local_to_global"])
 L2G_PHASE_TRANSFORMER = transformer_settings(config["local_to_global"])  # the shared training settings
 L2G_PHASE_FIGURES = L2G_PHASE_PAPER.figures_dir
 L2G_PHASE_CELLS = [cell_name(chain) for chain in L2G_PHASE.chains]
-L2G_PHASE_DIR = "results/local_to_global/phase"
 L2G_PHASE_CLAIMS = register_claims(f"{L2G_PHASE_DIR}/claims.csv", manifest=L2G_PHASE_MANIFEST)
-
-
-def l2g_phase_cell_files(name):
-    return [f"{L2G_PHASE_DIR}/cells/{cell}/{name}" for cell in L2G_PHASE_CELLS]
 
 
 rule l2g_phase_cell:
@@ -61,8 +58,8 @@ rule l2g_phase_cell:
 rule l2g_phase_measures:
     """Per run: excess loss, plateau, escape, final closed fraction, noise; per cell: resolvability."""
     input:
-        evaluations=l2g_phase_cell_files("evaluations.csv"),
-        runs=l2g_phase_cell_files("runs.csv"),
+        evaluations=cell_files(L2G_PHASE, "evaluations.csv"),
+        runs=cell_files(L2G_PHASE, "runs.csv"),
     output:
         runs=f"{L2G_PHASE_DIR}/measures.csv",
         cells=f"{L2G_PHASE_DIR}/cells.csv",
@@ -117,7 +114,7 @@ rule l2g_phase_claims:
     input:
         runs=rules.l2g_phase_measures.output.runs,
         cells=rules.l2g_phase_measures.output.cells,
-        final=l2g_phase_cell_files("final.npz"),
+        final=cell_files(L2G_PHASE, "final.npz"),
     output:
         L2G_PHASE_CLAIMS,
     log:
