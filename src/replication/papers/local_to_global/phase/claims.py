@@ -75,14 +75,22 @@ def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, descr
                 **stats,
             )
         )
-    stats = over_runs(verdicts)
     skipped = int((~cells.resolvable).sum())
+    overall = statement.format(cell=f"every resolvable cell ({len(verdicts)} of {len(cells)})")
+    if not verdicts:
+        rows.append(
+            not_checkable(
+                PAPER, f"{claim} (all cells)", FIGURE, overall, f"no resolvable cell ({skipped} unresolvable)"
+            )
+        )
+        return rows
+    stats = over_runs(verdicts)
     rows.append(
         Claim(
             PAPER,
             f"{claim} (all cells)",
             FIGURE,
-            statement.format(cell=f"every resolvable cell ({len(verdicts)} of {len(cells)})"),
+            overall,
             stats["holds_fraction"],
             "holds in every resolvable cell",
             reason=(
