@@ -7,14 +7,14 @@ import inspect
 import os
 import re
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from replication.snakemake_command import snakemake_command
+
 ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 # The first test that asks for the smoke pipeline pays for it (a few minutes on 2 busy cores).
 PIPELINE_TIMEOUT_S = 1500
 SNAKEMAKE_TIMEOUT_S = 1200
@@ -58,7 +58,7 @@ def _runs_snakemake(item: pytest.Item) -> bool:
     except (OSError, TypeError):
         return False
     # Snakemake directly, or through `make figures` (tests/test_crash_recovery.py).
-    return any(call in source for call in ("run_snakemake(", "str(SNAKEMAKE)", "make_figures("))
+    return any(call in source for call in ("run_snakemake(", "snakemake_command(", "make_figures("))
 
 
 def mutation_test_files(mutant: str) -> list[str] | None:
@@ -97,8 +97,9 @@ def pytest_collection_modifyitems(config, items):
 
 def run_snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Run the project's workflow in ``workdir`` (outputs land there, not in the checkout)."""
-    command = [str(SNAKEMAKE), "--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(workdir), *args]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=SNAKEMAKE_TIMEOUT_S)
+    result = subprocess.run(
+        snakemake_command(workdir, *args), cwd=ROOT, capture_output=True, text=True, timeout=SNAKEMAKE_TIMEOUT_S
+    )
     if check and result.returncode != 0:
         raise AssertionError(
             f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from replication.config import ConfigError
+from replication.errors import ConfigError
 from replication.papers.benign_overfitting.config_checks import check_ranges
 
 

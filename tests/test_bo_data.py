@@ -197,7 +197,7 @@ def test_gram_data_from_tokens_keeps_the_labels():
 
 
 def test_an_ensemble_member_moves_the_tokens_in_their_last_bits(monkeypatch):
-    from replication.numerics import VARIABLE
+    from replication.perturbation import VARIABLE
 
     def tokens():
         return sample_dataset(np.random.default_rng(3), 4, 4, 16, 2.0, 0.2, 0.2).x

@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from conftest import bo_model, shared_scope
-from replication.config import ConfigError, validate_config
+from replication.config import validate_config
+from replication.errors import ConfigError
 from replication.papers.benign_overfitting import plots
 from replication.papers.benign_overfitting.claims import all_claims, fig2_claims, fig3_claims, grid_claims
 from replication.papers.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE

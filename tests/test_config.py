@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_snakemake
-from replication.config import ConfigError, apply_settings, validate_config
+from replication.config import apply_settings, validate_config
+from replication.errors import ConfigError
 from replication.registry import config_schema, papers
 
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"

@@ -10,8 +10,10 @@ import pytest
 from PIL import Image
 
 from conftest import shared_scope
-from replication.diff import SUMMARY_COLUMNS, diff_figures, figure_key, figure_verdicts, reference_keys
+from replication.deviation import tolerance_reason
+from replication.diff import SUMMARY_COLUMNS, diff_figures, figure_verdicts, reference_keys
 from replication.diff.compare import external_matches
+from replication.paths import figure_key
 
 IMAGE_TOLERANCE = 5.0
 DATA = {"atol": 1e-3, "rtol": 0.0, "columns": {"x": {"atol": 0.0, "rtol": 1e-2}}}
@@ -370,8 +372,6 @@ def test_figure_verdicts_of_any_summary():
 
 
 def test_a_tie_between_envelope_and_floor_is_named_the_floor():
-    from replication.diff import tolerance_reason
-
     assert tolerance_reason(2.0, 0.25, 0.5, "floor text", True) == "floor: 2 x envelope 0.25 + floor text"
     assert tolerance_reason(2.0, 0.5, 0.5, "floor text", True).startswith("envelope: ")
     assert tolerance_reason(2.0, 0.5, 0.5, "floor text", False).startswith("floor (no envelope measured): ")

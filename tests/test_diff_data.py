@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replication.diff import column_tolerance, compare_data
+from replication.deviation import Tolerance, column_tolerance
+from replication.diff import compare_data
 
 SETTINGS = {"atol": 1e-9, "rtol": 1e-6, "columns": {}}
 
@@ -55,7 +56,7 @@ def test_per_column_tolerance(tmp_path, reference, rtol, passes):
 
 def test_column_tolerance_falls_back_to_defaults():
     settings = {"atol": 1e-3, "rtol": 1e-2, "columns": {"y": {"rtol": 0.5}}}
-    assert column_tolerance(settings, "y") == (column_tolerance(settings, "y").__class__(1e-3, 0.5))
+    assert column_tolerance(settings, "y") == Tolerance(1e-3, 0.5)
     assert column_tolerance(settings, "x").rtol == 1e-2
 
 

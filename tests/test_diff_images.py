@@ -109,6 +109,17 @@ def test_an_rms_equal_to_the_tolerance_passes(tmp_path):
     assert difference.shape == (4, 4, 3) and difference[1:].max() == 0 and difference[0, 0].min() > 0
 
 
+def test_image_rms_by_hand(tmp_path):
+    """The measure of the diff and of the image envelopes (replication.envelopes) alike."""
+    white = np.full((2, 3, 3), 255)
+    marked = white.copy()
+    marked[1, 2] = [225, 255, 195]  # one pixel: -30 in red, -60 in blue
+    a, b = png(tmp_path / "a.png", white), png(tmp_path / "b.png", marked)
+    # RMS over the 18 channel values of the 0-255 scale: sqrt((30^2 + 60^2) / 18) = 15.81...
+    assert image_rms_between(b, a) == pytest.approx(np.sqrt((30**2 + 60**2) / 18), rel=1e-6)
+    assert image_rms_between(a, a) == 0.0
+
+
 def test_sizes_in_the_message_are_width_x_height(tmp_path):
     ref, got = png(tmp_path / "ref.png", np.zeros((4, 6, 3))), png(tmp_path / "got.png", np.zeros((5, 7, 3)))
     result = compare_image(got, ref, 1.0, tmp_path / "out")

@@ -7,9 +7,11 @@ import subprocess
 
 import pandas as pd
 
-from conftest import ROOT, SNAKEMAKE, SNAKEMAKE_TIMEOUT_S, run_snakemake
+from conftest import ROOT, SNAKEMAKE_TIMEOUT_S, run_snakemake
 from replication.diff import figure_verdicts
-from replication.numerics import VARIABLE
+from replication.manifest import manifest_figures
+from replication.perturbation import VARIABLE
+from replication.snakemake_command import snakemake_command
 
 SMOKE = ["--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2"]
 REFERENCES = ROOT / "figures" / "reference" / "smoke"
@@ -27,8 +29,7 @@ def test_regenerated_smoke_figures_match_references(smoke_run):
         "figures differ from figures/reference/smoke (after an intended change, run `make bless-smoke`):\n"
         + failing.to_string()
     )
-    manifest = pd.read_csv(smoke_run / "figures/all", sep="\t")
-    figures = {path.removeprefix("figures/").removesuffix(".pdf") for path in manifest.path if path.endswith(".pdf")}
+    figures = {path.removeprefix("figures/").removesuffix(".pdf") for path in manifest_figures(smoke_run)}
     assert set(summary.key) == figures
 
 
@@ -70,17 +71,8 @@ ANOTHER_MACHINE = {
 def test_perturbed_numerics_pass_against_the_references(tmp_path):
     """Plays another machine: inputs and parameters moved in their last bits, and AVX2 kernels of
     torch, MKL and oneDNN (where the CPU has more); every figure must pass, within k x envelope."""
-    command = [
-        str(SNAKEMAKE),
-        "figures/diff/passed",
-        *SMOKE,
-        "--snakefile",
-        str(ROOT / "workflow" / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-    ]
     result = subprocess.run(
-        command,
+        snakemake_command(tmp_path, "figures/diff/passed", *SMOKE),
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""Numerical-noise envelopes (replication.ensemble): the spread of a perturbed member's data and
+"""Numerical-noise envelopes (replication.envelopes): the spread of a perturbed member's data and
 image against the base run, the envelope file, and the members' Snakemake runs (a fake process
 here: the command, the environment and the cost line are checked, nothing is run)."""
 
@@ -13,20 +13,20 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from PIL import Image
 
-from replication import ensemble
-from replication.ensemble import (
+from replication import envelopes
+from replication.envelopes import (
     ENVELOPE_COLUMNS,
     IMAGE_COLUMN,
     column_spread,
-    image_rms,
-    manifest_figures,
+    figure_envelope,
     measure_envelope,
     read_envelope,
     run_members,
+    write_envelope,
 )
-from replication.numerics import VARIABLE
+from replication.manifest import manifest_figures
+from replication.perturbation import VARIABLE
 
 
 def test_manifest_figures_are_the_pdfs_of_figures_all(tmp_path):
@@ -69,6 +69,16 @@ def test_column_spread_of_zeros_and_nans():
     assert spread["neg"] == (1.0, 0.5)  # sizes, not signs
 
 
+@pytest.mark.filterwarnings("error")
+def test_column_spread_of_infinities():
+    base = pd.DataFrame({"to_inf": [1.0, 2.0], "same_inf": [np.inf, -np.inf], "flip": [np.inf, 0.0]})
+    member = pd.DataFrame({"to_inf": [np.inf, 2.0], "same_inf": [np.inf, -np.inf], "flip": [-np.inf, 0.0]})
+    spread = column_spread(base, member)
+    assert spread["to_inf"] == (math.inf, math.inf)  # unbounded: inf, not the largest float
+    assert spread["same_inf"] == (0.0, 0.0)  # equal infinities: no change
+    assert spread["flip"] == (math.inf, math.inf)
+
+
 def test_column_spread_of_no_rows_and_of_text_turned_numeric():
     empty = pd.DataFrame({"x": pd.Series([], dtype=float)})
     assert column_spread(empty, empty) == {"x": (0.0, 0.0)}
@@ -88,22 +98,6 @@ def test_column_spread_refuses_a_changed_shape():
         column_spread(base, base[["y", "x"]])
     with pytest.raises(ValueError, match=r"columns \['x'\], 2 rows"):
         column_spread(base, base[["x"]])
-
-
-def png(path: Path, pixels) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(np.asarray(pixels, np.uint8)).save(path)
-    return path
-
-
-def test_image_rms_by_hand(tmp_path):
-    white = np.full((2, 3, 3), 255)
-    marked = white.copy()
-    marked[1, 2] = [225, 255, 195]  # one pixel: -30 in red, -60 in blue
-    a, b = png(tmp_path / "a.png", white), png(tmp_path / "b.png", marked)
-    # RMS over the 18 channel values of the 0-255 scale: sqrt((30^2 + 60^2) / 18) = 15.81...
-    assert image_rms(b, a) == pytest.approx(math.sqrt((30**2 + 60**2) / 18), rel=1e-6)
-    assert image_rms(a, a) == 0.0
 
 
 def write_figure(folder: Path, key: str, data: pd.DataFrame) -> None:
@@ -138,8 +132,7 @@ def test_measure_envelope(tmp_path, monkeypatch):
         assert Path(expected).read_text() == "image of base"
         return rms[(Path(actual).parents[2].name, Path(actual).stem)]  # <member>/figures/p/<figure>.png
 
-    monkeypatch.setattr(ensemble, "image_rms", fake_rms)
-    frame = measure_envelope(base, [m1, str(m2)])
+    frame = measure_envelope(base, [m1, str(m2)], fake_rms)
     assert list(frame.columns) == ENVELOPE_COLUMNS
     rows = {(r.key, r.column): (r.envelope, r.envelope_rel, r.members) for r in frame.itertuples()}
     assert set(rows) == {
@@ -160,12 +153,13 @@ def test_measure_envelope(tmp_path, monkeypatch):
         for folder, name in ((m1, "fig1"), (m2, "fig1"), (m1, "fig2"))
     )
     # The members' order does not matter: the largest of each, whichever member moved it most.
-    reversed_order = measure_envelope(base, [m2, m1])
+    reversed_order = measure_envelope(base, [m2, m1], fake_rms)
     pd.testing.assert_frame_equal(
         reversed_order.sort_values(["key", "column"], ignore_index=True),
         frame.sort_values(["key", "column"], ignore_index=True),
     )
-    assert measure_envelope(base, []).empty and list(measure_envelope(base, []).columns) == ENVELOPE_COLUMNS
+    assert measure_envelope(base, [], fake_rms).empty
+    assert list(measure_envelope(base, [], fake_rms).columns) == ENVELOPE_COLUMNS
 
 
 def test_measure_envelope_keeps_the_largest_image_rms_of_any_member(tmp_path, monkeypatch):
@@ -175,8 +169,7 @@ def test_measure_envelope_keeps_the_largest_image_rms_of_any_member(tmp_path, mo
     for folder in (base, *members):
         write_figure(folder, "p/f", pd.DataFrame({"v": [1.0]}))
     rms = iter([0.5, 3.0, 1.5])
-    monkeypatch.setattr(ensemble, "image_rms", lambda actual, expected: next(rms))
-    frame = measure_envelope(base, members).set_index("column")
+    frame = measure_envelope(base, members, lambda actual, expected: next(rms)).set_index("column")
     assert frame.loc[IMAGE_COLUMN, "envelope"] == 3.0 and frame.loc["v", "envelope"] == 0.0
 
 
@@ -188,10 +181,29 @@ def test_read_envelope(tmp_path):
     assert read_envelope(str(tmp_path)) == {("p/fig1", "y"): 0.25, ("p/fig1", IMAGE_COLUMN): 3.0}
 
 
+def test_an_envelope_written_is_read_back_per_figure(tmp_path):
+    frame = pd.DataFrame(
+        [
+            {"key": "p/fig1", "column": "y", "envelope": 0.25, "envelope_rel": 0.125, "members": 2},
+            {"key": "p/fig1", "column": IMAGE_COLUMN, "envelope": 3.0, "envelope_rel": np.nan, "members": 2},
+            {"key": "p/fig2", "column": "y", "envelope": 1e-12, "envelope_rel": 1e-13, "members": 1},
+        ],
+        columns=ENVELOPE_COLUMNS,
+    )
+    path = write_envelope(frame, tmp_path / "set")
+    assert path == tmp_path / "set" / "envelope.csv"
+    assert path.read_text().splitlines()[0] == "key,column,envelope,envelope_rel,members"
+    read = read_envelope(tmp_path / "set")
+    assert read == {("p/fig1", "y"): 0.25, ("p/fig1", IMAGE_COLUMN): 3.0, ("p/fig2", "y"): 1e-12}
+    assert figure_envelope(read, "p/fig1") == {"y": 0.25, IMAGE_COLUMN: 3.0}
+    assert figure_envelope(read, "p/fig2") == {"y": 1e-12}
+    assert figure_envelope(read, "p/fig") == {}
+
+
 def test_children_cpu_is_user_plus_system(monkeypatch):
     times = SimpleNamespace(user=100.0, system=50.0, children_user=1.5, children_system=0.25, elapsed=9.0)
-    monkeypatch.setattr(ensemble.os, "times", lambda: times)
-    assert ensemble._children_cpu() == 1.75
+    monkeypatch.setattr(envelopes.os, "times", lambda: times)
+    assert envelopes._children_cpu() == 1.75
 
 
 def test_run_members_runs_one_perturbed_snakemake_per_member(tmp_path, monkeypatch, capsys):
@@ -204,10 +216,10 @@ def test_run_members_runs_one_perturbed_snakemake_per_member(tmp_path, monkeypat
         return subprocess.CompletedProcess(command, 0)
 
     clock, cpu = [100.0], [1.0]
-    monkeypatch.setattr(ensemble.subprocess, "run", fake_run)
-    monkeypatch.setattr(ensemble.time, "perf_counter", lambda: clock[0])
-    monkeypatch.setattr(ensemble, "_children_cpu", lambda: cpu[0])
-    monkeypatch.setattr(ensemble.os, "getloadavg", lambda: (1.26, 9.0, 9.0))
+    monkeypatch.setattr(envelopes.subprocess, "run", fake_run)
+    monkeypatch.setattr(envelopes.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(envelopes, "_children_cpu", lambda: cpu[0])
+    monkeypatch.setattr(envelopes.os, "getloadavg", lambda: (1.26, 9.0, 9.0))
     monkeypatch.setenv("KEEP_ME", "yes")
     monkeypatch.setenv(VARIABLE, "0")
     config = tmp_path / "config.yaml"
@@ -217,14 +229,14 @@ def test_run_members_runs_one_perturbed_snakemake_per_member(tmp_path, monkeypat
     for (command, check, env), member in zip(calls, (2, 5)):
         assert command == [
             str(Path(sys.executable).parent / "snakemake"),
-            "figures/all",
-            "x",
-            "--cores",
-            "3",
             "--snakefile",
             str(snakefile),
             "--directory",
             str(tmp_path / "scratch" / f"member{member}"),
+            "figures/all",
+            "x",
+            "--cores",
+            "3",
             "--configfile",
             str(Path.cwd() / "config.yaml"),  # absolute: Snakemake runs in the member's folder
             "--quiet",
@@ -241,13 +253,13 @@ def test_run_members_runs_one_perturbed_snakemake_per_member(tmp_path, monkeypat
     assert os.environ[VARIABLE] == "0"  # the members' variable stays in their environment
     calls.clear()
     run_members([1], config, tmp_path / "s", ["figures/all"])
-    assert calls[0][0][2:4] == ["--cores", "all"]
+    assert calls[0][0][6:8] == ["--cores", "all"]
 
 
 @pytest.mark.parametrize("members", [[0], [2, 0], [-1]])
 def test_member_zero_is_refused_before_any_run(tmp_path, monkeypatch, members):
     calls = []
-    monkeypatch.setattr(ensemble.subprocess, "run", lambda *args, **kwargs: calls.append(args))
+    monkeypatch.setattr(envelopes.subprocess, "run", lambda *args, **kwargs: calls.append(args))
     with pytest.raises(ValueError) as error:
         run_members(members, tmp_path / "c.yaml", tmp_path, ["figures/all"])
     bad = [m for m in members if m < 1][0]
@@ -268,7 +280,7 @@ def test_progress_lines_are_out_before_snakemake_starts_and_after_it_ends(tmp_pa
         seen.append(log.getvalue().decode())  # what the log holds when Snakemake starts
         return subprocess.CompletedProcess(command, 0)
 
-    monkeypatch.setattr(ensemble.subprocess, "run", snakemake)
+    monkeypatch.setattr(envelopes.subprocess, "run", snakemake)
     run_members([1, 2], tmp_path / "c.yaml", tmp_path, ["figures/all"])
     written = log.getvalue().decode()
     monkeypatch.undo()

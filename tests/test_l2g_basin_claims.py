@@ -242,7 +242,7 @@ def test_basin_starts_are_one_draw_scaled_by_each_sigma_and_shared(monkeypatch, 
 
 
 def test_basins_under_a_noise_member_move_in_the_last_bits(monkeypatch):
-    from replication.numerics import VARIABLE
+    from replication.perturbation import VARIABLE
 
     base = basins.measure_basins(SETTINGS)
     monkeypatch.setenv(VARIABLE, "3")

@@ -1,10 +1,18 @@
-"""The paper's config checks that its schema cannot state: a one-cycle warm-up of exactly one step, the
-phase diagram's window and grid."""
+"""The paper's config checks that its schema cannot state: no chain with p + q = 1 (the theory), no
+one-cycle warm-up of exactly one step, the phase diagram's window and grid; all run through its
+Paper.check_config."""
 
 import pytest
 
-from replication.config import ConfigError
-from replication.papers.local_to_global.config_checks import check_phase, check_schedule
+from replication.errors import ConfigError
+from replication.papers.local_to_global import PAPER
+from replication.papers.local_to_global.config_checks import (
+    _chains,
+    check_config,
+    check_phase,
+    check_schedule,
+    check_theory,
+)
 
 
 def _config(schedule, **experiments):
@@ -77,3 +85,45 @@ def test_a_phase_grid_on_the_line_only_is_an_error():
         check_phase({"local_to_global": {"phase": {"p": [0.3], "q": [0.7]}}})
     assert "p + q = 1" in str(error.value)
     check_phase({"local_to_global": {"phase": {"p": [0.3, 0.6], "q": [0.7]}}})
+
+
+def test_every_chain_is_found_with_its_key():
+    node = {
+        "a": {"p": 0.1, "q": 0.2},
+        "b": [{"p": 0.3, "q": 0.4}, {"p": "x", "q": 0.1}],
+        "c": {"d": {"p": 0.5, "q": 1}},
+    }
+    assert list(_chains(node)) == [("a", 0.1, 0.2), ("b.0", 0.3, 0.4), ("c.d", 0.5, 1)]
+    assert list(_chains(node["b"], "x.b")) == [("x.b.0", 0.3, 0.4)]
+
+
+@pytest.mark.parametrize(
+    "p, q, excluded", [(0.3, 0.7, True), (0.3, 0.7 + 1e-13, True), (0.3, 0.7 + 1e-9, False), (0.2, 0.2, False)]
+)
+def test_theory_excludes_exactly_p_plus_q_one(p, q, excluded):
+    cfg = {"local_to_global": {"fig1": {"chains": [{"p": 0.1, "q": 0.1}, {"p": p, "q": q}]}}}
+    if excluded:
+        with pytest.raises(ConfigError) as error:
+            check_theory(cfg)
+        assert str(error.value) == (
+            f"config key 'local_to_global.fig1.chains.1': p + q = 1 (p={p}, q={q}) is excluded by the theory; "
+            "allowed: p, q in (0, 1) with p + q != 1"
+        )
+    else:
+        check_theory(cfg)
+
+
+def test_the_theory_judges_only_the_papers_own_section():
+    check_theory({"other_paper": {"p": 0.5, "q": 0.5}})
+
+
+def test_the_paper_checks_the_theory_then_the_schedule():
+    assert PAPER.check_config is check_config
+    both = _config({"name": "onecycle", "warmup": 0.05}, fig3={"steps": 20, "chain": {"p": 0.4, "q": 0.6}})
+    theory = r"^config key 'local_to_global\.transformer\.experiments\.fig3\.chain': p \+ q = 1"
+    with pytest.raises(ConfigError, match=theory):
+        check_config(both)
+    both["local_to_global"]["transformer"]["experiments"]["fig3"]["chain"] = {"p": 0.4, "q": 0.5}
+    with pytest.raises(ConfigError, match=r"warm-up 0.05 of 20 steps \(experiment fig3\)"):
+        check_config(both)
+    assert check_config({}) is None

@@ -15,7 +15,8 @@ import torch.nn.functional as F
 import yaml
 
 from conftest import TRAINING_SETTINGS, shared_scope
-from replication.config import ConfigError, validate_config
+from replication.config import validate_config
+from replication.errors import ConfigError
 from replication.papers.local_to_global import fast_attention
 from replication.papers.local_to_global.fast_attention import binary_token_attention
 from replication.papers.local_to_global.markov import MarkovChain

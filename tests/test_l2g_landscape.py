@@ -119,7 +119,7 @@ def test_endpoints_are_labelled_from_the_last_point_of_each_flow():
 
 
 def test_attention_flows_sample_200_times_by_default_and_take_noise_members(monkeypatch):
-    from replication.numerics import VARIABLE
+    from replication.perturbation import VARIABLE
 
     chain = MarkovChain(0.9, 0.9)
     plain = landscape.attention_flows(chain, 2, 0.5, 5.0, np.random.default_rng(1))

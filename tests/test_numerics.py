@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from conftest import TRAINING_SETTINGS
-from replication.numerics import VARIABLE, Perturbation, parse, perturb
 from replication.papers.benign_overfitting.data import sample_gram_data
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.settings import run_settings
 from replication.papers.local_to_global.train import train
+from replication.perturbation import VARIABLE, Perturbation, parse, perturb
 
 SETTINGS = {
     "model": {"d": 8, "context": 16, "mlp_ratio": 4},

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from replication import pipeline_run
-from replication.pipeline_run import LiveRun, command, other_snakemake_processes, stale_locks, take_run_lock
+from replication.pipeline_run import LiveRun, other_snakemake_processes, stale_locks, take_run_lock
+from replication.snakemake_command import snakemake_command, snakemake_executable
 
 SLEEPER = "import time; time.sleep(60)"
 
@@ -227,8 +228,8 @@ def test_stale_locks(tmp_path):
 
 def test_command_and_executable(tmp_path):
     executable = str(Path(sys.executable).parent / "snakemake")
-    assert pipeline_run.snakemake_executable() == executable
-    assert command(tmp_path, ["figures/all", "--cores", "2"]) == [
+    assert snakemake_executable() == executable
+    assert snakemake_command(tmp_path, "figures/all", "--cores", "2") == [
         executable,
         "--snakefile",
         str(Path(__file__).resolve().parents[1] / "workflow" / "Snakefile"),
@@ -237,4 +238,13 @@ def test_command_and_executable(tmp_path):
         "figures/all",
         "--cores",
         "2",
+    ]
+    # Another checkout's workflow (tests/test_plugin_paper.py runs a copy).
+    other = tmp_path / "copy" / "workflow" / "Snakefile"
+    assert snakemake_command("run", "-n", snakefile=other)[1:] == [
+        "--snakefile",
+        str(other),
+        "--directory",
+        "run",
+        "-n",
     ]

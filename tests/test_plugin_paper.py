@@ -13,7 +13,8 @@ import subprocess
 import pandas as pd
 import pytest
 
-from conftest import ROOT, SNAKEMAKE, SNAKEMAKE_TIMEOUT_S
+from conftest import ROOT, SNAKEMAKE_TIMEOUT_S
+from replication.snakemake_command import snakemake_command
 
 PAPER_ID = "exponential_decay"
 FIXTURE = ROOT / "tests" / "plugin_paper"
@@ -34,7 +35,7 @@ def run_copy(repo, workdir, target):
     """Snakemake from the copy, with the copy's package first on the path (not the installed checkout).
     Outputs are out of date by time only: the copy's code lives elsewhere, which the code and params
     triggers would count as a change of every rule."""
-    command = [str(SNAKEMAKE), target, "--snakefile", str(repo / "workflow" / "Snakefile"), "--directory", str(workdir)]
+    command = snakemake_command(workdir, target, snakefile=repo / "workflow" / "Snakefile")
     environment = {**os.environ, "PYTHONPATH": str(repo / "src")}
     result = subprocess.run(
         [*command, "--rerun-triggers", "mtime", "--configfile", str(repo / "config" / "smoke.yaml"), "--cores", "2"],

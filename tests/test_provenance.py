@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from replication import provenance
-from replication.numerics import VARIABLE
+from replication.perturbation import VARIABLE
 from replication.provenance import config_hash, cpu_model, git_state, read_provenance, write_provenance
 
 

@@ -1,6 +1,6 @@
-"""The paper contract (replication.registry): discovery of paper packages, their paths and figures,
-which paper a claims table means, and the merged config schema. Fake paper packages are written
-under tmp_path and put on the import path."""
+"""The paper contract (replication.contract) and the registry (replication.registry): discovery of
+paper packages, their paths and figures, which paper a claims table means, and the merged config
+schema. Fake paper packages are written under tmp_path and put on the import path."""
 
 import itertools
 import textwrap
@@ -8,8 +8,9 @@ import textwrap
 import pytest
 import yaml
 
-from replication import registry
-from replication.registry import Figure, Paper, SpecClaim, paper_named
+from replication import contract, registry
+from replication.contract import Figure, Paper, SpecClaim
+from replication.registry import paper_named
 
 _names = itertools.count()
 
@@ -17,7 +18,7 @@ _names = itertools.count()
 def paper_source(paper_id, arxiv, *, name=None, figures="()"):
     return textwrap.dedent(
         f"""
-        from replication.registry import Figure, Paper, SpecClaim
+        from replication.contract import Figure, Paper, SpecClaim
 
         PAPER = Paper(
             id={paper_id!r},
@@ -44,7 +45,7 @@ def fake_papers(tmp_path, monkeypatch, packages: dict[str, str | None], modules=
     for module in modules:  # plain modules beside the packages: not papers
         (root / f"{module}.py").write_text("PAPER = None\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "PAPERS_PACKAGE", root_name)
+    monkeypatch.setattr(contract, "PAPERS_PACKAGE", root_name)
     return root_name
 
 
@@ -66,7 +67,7 @@ def test_a_package_without_a_paper_is_an_error(tmp_path, monkeypatch):
     name = fake_papers(tmp_path, monkeypatch, {"good": paper_source("good", "1"), "empty": ""})
     with pytest.raises(TypeError) as error:
         discover()
-    assert str(error.value) == f"{name}.empty defines no PAPER (a replication.registry.Paper)"
+    assert str(error.value) == f"{name}.empty defines no PAPER (a replication.contract.Paper)"
 
 
 def test_a_paper_not_named_like_its_package_is_an_error(tmp_path, monkeypatch):

@@ -3,9 +3,8 @@
 import json
 import re
 
-import pandas as pd
-
 from conftest import ROOT, run_snakemake
+from replication.manifest import read_manifest
 from replication.registry import papers
 
 
@@ -22,7 +21,7 @@ def test_every_figure_in_the_report_with_a_caption(smoke_run):
     # docutils prints "(ERROR/3) ..." or "(WARNING/2) ..." for a caption it cannot render
     assert not re.search(r"\((ERROR|WARNING|SEVERE)/\d\)", result.stdout + result.stderr)
     results = report_results(report.read_text())
-    manifest = pd.read_csv(smoke_run / "figures/all", sep="\t")
+    manifest = read_manifest(smoke_run)
     figures = manifest[manifest.path.str.endswith(".pdf")]
     assert len(figures)
     for figure in figures.itertuples():

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .claims import CLAIM_COLUMNS, KINDS
-from .registry import Paper, paper_named, papers
+from .contract import Paper
+from .registry import paper_named, papers
 
 
 def paper_of(name: str) -> str:

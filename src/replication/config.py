@@ -14,11 +14,8 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config, validate
 
+from .errors import ConfigError
 from .registry import config_schema, papers
-
-
-class ConfigError(ValueError):
-    """A config value outside what the schema or the theory allows."""
 
 
 def _allowed(schema: dict) -> str:
@@ -45,28 +42,6 @@ def _allowed(schema: dict) -> str:
 def _describe(error: jsonschema.ValidationError) -> str:
     key = ".".join(str(part) for part in error.absolute_path) or "<top level>"
     return f"config key '{key}': {error.message}; allowed: {_allowed(error.schema)}"
-
-
-def _chains(node: Any, path: str = ""):
-    """Yield (key, p, q) for every Markov chain {p, q} anywhere in the config."""
-    if isinstance(node, dict):
-        if {"p", "q"} <= node.keys() and all(isinstance(node[k], (int, float)) for k in ("p", "q")):
-            yield path, node["p"], node["q"]
-        for key, value in node.items():
-            yield from _chains(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _chains(value, f"{path}.{index}")
-
-
-def check_theory(config: dict) -> None:
-    """Constraints JSON schema cannot state: the theory excludes p + q = 1 (i.i.d. data)."""
-    for key, p, q in _chains(config):
-        if abs(p + q - 1.0) < 1e-12:
-            raise ConfigError(
-                f"config key '{key}': p + q = 1 (p={p}, q={q}) is excluded by the theory; "
-                "allowed: p, q in (0, 1) with p + q != 1"
-            )
 
 
 def _coerce_scalars(node: Any) -> Any:
@@ -114,14 +89,13 @@ def apply_settings(config: dict, given: Iterable[Mapping] = ()) -> dict:
 
 def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
     """Validate ``config`` in place (filling defaults) against the core schema at ``schema_path``
-    merged with every paper's section, then the theory and each paper's own checks."""
+    merged with every paper's section, then each paper's own checks (``Paper.check_config``)."""
     config.update(_coerce_scalars(config))
     # snakemake.utils.validate reads its schema from a file: the merged one goes to a scratch file.
     with tempfile.TemporaryDirectory() as scratch:
         merged = Path(scratch) / "config.schema.json"
         merged.write_text(json.dumps(config_schema(schema_path)))
         _validate_against(config, merged)
-    check_theory(config)
     for paper in papers():
         if paper.check_config is not None:
             paper.check_config(config)

@@ -9,11 +9,23 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+FIGURES_ROOT = Path("figures")
+
 
 def figure_paths(pdf_path: str | os.PathLike) -> dict[str, Path]:
     """The three files of a figure: ``.pdf``, ``.png`` and the tidy data ``.csv`` beside them."""
     pdf_path = Path(pdf_path)
     return {suffix: pdf_path.with_suffix("." + suffix) for suffix in ("pdf", "png", "csv")}
+
+
+def figure_key(path: str | os.PathLike) -> str:
+    """``figures/<paper>/fig1.pdf`` -> ``<paper>/fig1`` (its place in a reference set)."""
+    path = Path(path).with_suffix("")
+    try:
+        path = path.relative_to(FIGURES_ROOT)
+    except ValueError:
+        pass
+    return path.as_posix()
 
 
 def reference_set_dir(settings: dict, project_root: str | os.PathLike) -> Path:

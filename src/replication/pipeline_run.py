@@ -23,20 +23,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from replication.io import remove_stale_temporaries
+from .io import remove_stale_temporaries
+from .snakemake_command import snakemake_command, snakemake_executable
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SNAKEFILE = PROJECT_ROOT / "workflow" / "Snakefile"
 LOCK_NAME = "run.flock"
 OUTPUT_FOLDERS = ("results", "figures")  # where jobs write, atomically
 
 
 class LiveRun(RuntimeError):
     """Another run of the pipeline is alive in the same folder."""
-
-
-def snakemake_executable() -> str:
-    return str(Path(sys.executable).with_name("snakemake"))
 
 
 def other_snakemake_processes(workdir: Path) -> list[int]:
@@ -89,10 +84,6 @@ def stale_locks(workdir: Path) -> list[Path]:
     return sorted(locks.iterdir()) if locks.is_dir() else []
 
 
-def command(workdir: Path, args: list[str]) -> list[str]:
-    return [snakemake_executable(), "--snakefile", str(SNAKEFILE), "--directory", str(workdir), *args]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--directory", default=".", help="the working folder of the run (default: here)")
@@ -110,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Removed {len(removed)} partial file(s) of writes cut short by a killed run", flush=True)
     if stale_locks(workdir):
         print(f"Clearing the Snakemake lock left by a run that no longer exists in {workdir}", flush=True)
-        subprocess.run(command(workdir, [*rest, "--unlock"]), check=True, pass_fds=(fd,))
+        subprocess.run(snakemake_command(workdir, *rest, "--unlock"), check=True, pass_fds=(fd,))
     # exec: Snakemake becomes this process and keeps the lock, as do the jobs it starts.
-    os.execv(snakemake_executable(), command(workdir, ["--rerun-incomplete", *rest]))
+    os.execv(snakemake_executable(), snakemake_command(workdir, "--rerun-incomplete", *rest))
     return 0  # not reached
 
 

@@ -1,6 +1,6 @@
 """What made a set of figures: code, config, software and machine (``figures/provenance.json``).
 
-Float results of the transformer depend on the CPU's vector kernels and the thread counts, so a
+Float results of long training runs depend on the CPU's vector kernels and the thread counts, so a
 report that compares figures from two machines shows these side by side. No time stamps: the
 same code, config and machine give the same file.
 """
@@ -15,6 +15,8 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+
+from .perturbation import VARIABLE
 
 PACKAGES = ("torch", "numpy", "scipy", "pandas", "matplotlib", "numba", "snakemake")
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
@@ -52,8 +54,6 @@ def cpu_model() -> str:
 def collect(config: dict, project_root: str | os.PathLike) -> dict:
     """Flat ``{field: value}`` record of this process's code, config, software and machine."""
     import torch
-
-    from .numerics import VARIABLE
 
     commit, tree = git_state(project_root)
     record = {

@@ -5,7 +5,7 @@ name is the paper's id). One parameter (the rate k), one figure, two claims: the
 ln 2 / k, which holds, and y(1) < 0.01, which does not at the default k = 2.
 """
 
-from replication.registry import Figure, Paper, SpecClaim
+from replication.contract import Figure, Paper, SpecClaim
 
 PAPER = Paper(
     id="exponential_decay",

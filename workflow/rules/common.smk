@@ -5,7 +5,8 @@ from pathlib import Path
 
 from snakemake.common.configfile import load_configfile
 
-from replication.config import ConfigError, apply_settings, validate_config
+from replication.config import apply_settings, validate_config
+from replication.errors import ConfigError
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 from replication.registry import papers
 from replication.settings import rule_param  # typed settings as params that trigger reruns

@@ -1,7 +1,7 @@
 # The claims report of every paper, and regenerated figures against committed references.
 # Inputs come from the registries through functions, so figures registered by rule files
 # included after this one are covered too.
-from replication.numerics import active as perturbation_from_environment
+from replication.perturbation import active as perturbation_from_environment
 from replication.paths import files_under, reference_set_dir
 
 perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops the run before any job

@@ -6,39 +6,28 @@ and difference images and ``report.html``, and returns one summary row per figur
 
 Modules by concern: ``data`` (tidy CSVs), ``images`` (PNGs), ``compare`` (every figure against a
 reference set, verdicts), ``report`` (the HTML page), ``bless`` (writing a reference set; the CLI).
+Deviations and the tolerance rule are ``replication.deviation``'s, the noise envelopes
+``replication.envelopes``', where a figure's files lie ``replication.paths``'.
 """
 
 from .bless import bless, main
-from .compare import (
-    FIGURES_ROOT,
-    SUMMARY_COLUMNS,
-    diff_figures,
-    external_matches,
-    figure_key,
-    figure_verdicts,
-    reference_keys,
-)
-from .data import DATA_COLUMNS, DataResult, Tolerance, column_tolerance, compare_data, tolerance_reason
+from .compare import SUMMARY_COLUMNS, diff_figures, external_matches, figure_verdicts, reference_keys
+from .data import DATA_COLUMNS, DataResult, compare_data
 from .images import ImageResult, compare_image, image_rms_between, side_by_side
 
 __all__ = [
     "DATA_COLUMNS",
-    "FIGURES_ROOT",
     "SUMMARY_COLUMNS",
     "DataResult",
     "ImageResult",
-    "Tolerance",
     "bless",
-    "column_tolerance",
     "compare_data",
     "compare_image",
     "diff_figures",
     "external_matches",
-    "figure_key",
     "figure_verdicts",
     "image_rms_between",
     "main",
     "reference_keys",
     "side_by_side",
-    "tolerance_reason",
 ]

@@ -9,11 +9,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import pandas as pd
-
-from ..io import atomic_path, write_csv
-from ..paths import figure_paths
-from .compare import FIGURES_ROOT, figure_key
+from ..envelopes import measure_envelope, run_members, write_envelope
+from ..io import atomic_path
+from ..manifest import manifest_figures
+from ..paths import FIGURES_ROOT, figure_key, figure_paths
+from ..perturbation import DEFAULT_ULPS
+from ..provenance import read_provenance, write_provenance
+from .images import image_rms_between
 
 
 def bless(
@@ -29,12 +31,8 @@ def bless(
     Every other file in ``dest`` is removed, so the set is exactly the pipeline's figures. Returns
     the keys written.
     """
-    from ..ensemble import ENVELOPE_FILE, measure_envelope
-    from ..provenance import read_provenance, write_provenance
-
     workdir, dest = Path(workdir), Path(dest)
-    manifest = pd.read_csv(workdir / FIGURES_ROOT / "all", sep="\t")
-    figures = [path for path in manifest.path if Path(path).suffix == ".pdf"]
+    figures = manifest_figures(workdir)
     wanted = set()
     for path in figures:
         key = figure_key(path)
@@ -50,8 +48,7 @@ def bless(
     write_provenance(provenance, dest / "provenance.json")
     wanted.add(dest / "provenance.json")
     if members:
-        write_csv(measure_envelope(workdir, list(members)), dest / ENVELOPE_FILE)
-        wanted.add(dest / ENVELOPE_FILE)
+        wanted.add(write_envelope(measure_envelope(workdir, list(members), image_rms_between), dest))
     for stale in [p for p in dest.rglob("*") if p.is_file() and p not in wanted]:
         stale.unlink()
     for folder in sorted((p for p in dest.rglob("*") if p.is_dir()), reverse=True):
@@ -96,9 +93,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.members:
             if not args.configfile:
                 parser.error("--members needs --configfile")
-            from ..ensemble import run_members
-            from ..numerics import DEFAULT_ULPS
-
             start = time.perf_counter()
             folders = run_members(args.members, args.configfile, args.scratch or temporary, args.targets, args.cores)
             wall = time.perf_counter() - start

@@ -9,13 +9,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..deviation import margin, tolerance_reason
+from ..envelopes import IMAGE_COLUMN, figure_envelope, read_envelope
 from ..io import write_csv, write_text
-from ..paths import figure_paths
-from .data import DataResult, compare_data, tolerance_reason
+from ..paths import FIGURES_ROOT, figure_key, figure_paths
+from ..provenance import read_provenance
+from .data import DataResult, compare_data
 from .images import compare_image, read_rgb, save_png, side_by_side
 from .report import report_html
 
-FIGURES_ROOT = Path("figures")
 RASTER_SUFFIXES = (".png", ".jpg", ".jpeg")
 SUMMARY_COLUMNS = [
     "key",
@@ -30,16 +32,6 @@ SUMMARY_COLUMNS = [
     "reason",
     "message",
 ]
-
-
-def figure_key(path: str | os.PathLike) -> str:
-    """``figures/<paper>/fig1.pdf`` -> ``<paper>/fig1`` (its place in a reference set)."""
-    path = Path(path).with_suffix("")
-    try:
-        path = path.relative_to(FIGURES_ROOT)
-    except ValueError:
-        pass
-    return path.as_posix()
 
 
 def reference_keys(reference_dir: str | os.PathLike) -> list[str]:
@@ -101,9 +93,6 @@ def diff_figures(
     margin = deviation / tolerance and the reason; also returned) and the images under
     ``out_dir/images``. ``provenance`` (the regenerated run's) is shown beside the reference's.
     """
-    from ..ensemble import IMAGE_COLUMN, read_envelope
-    from ..provenance import read_provenance
-
     reference_dir, out_dir = Path(reference_dir), Path(out_dir)
     images = out_dir / "images"
     envelopes = read_envelope(reference_dir)
@@ -135,25 +124,24 @@ def diff_figures(
                 )
             )
             continue
-        figure_envelope = {column: value for (k_, column), value in envelopes.items() if k_ == key}
-        image_envelope = figure_envelope.pop(IMAGE_COLUMN, 0.0)
+        columns_envelope = figure_envelope(envelopes, key)
+        image_envelope = columns_envelope.pop(IMAGE_COLUMN, 0.0)
         tolerance = image_tolerance + k * image_envelope
         image = compare_image(paths["png"], ref_png, tolerance, images / key)
         if ref_csv.exists() and paths["csv"].exists():
-            data = compare_data(paths["csv"], ref_csv, data_settings, figure_envelope, k)
+            data = compare_data(paths["csv"], ref_csv, data_settings, columns_envelope, k)
         else:
             data = DataResult(False, f"data missing: {ref_csv if not ref_csv.exists() else paths['csv']}")
         details[key] = data.columns
         passed = image.passed and data.passed
         base.update(status="pass" if passed else "fail", passed=passed, message=f"{image.message}; {data.message}")
-        image_margin = image.rms / tolerance if tolerance > 0 else (0.0 if image.rms == 0 else np.inf)
         rows.append(
             _quantity_row(
                 base,
                 "image rms",
                 image.rms,
                 tolerance,
-                np.inf if np.isnan(image.rms) else image_margin,
+                margin(image.rms, tolerance),
                 tolerance_reason(
                     k,
                     image_envelope,

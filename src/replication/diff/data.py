@@ -8,27 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-
-@dataclass(frozen=True)
-class Tolerance:
-    atol: float
-    rtol: float
-
-
-def column_tolerance(settings: dict, column: str) -> Tolerance:
-    """The floor of one data column: its own entry under ``columns``, else the defaults."""
-    own = settings.get("columns", {}).get(column, {})
-    return Tolerance(float(own.get("atol", settings["atol"])), float(own.get("rtol", settings["rtol"])))
-
-
-def tolerance_reason(k: float, envelope: float, floor: float, floor_text: str, measured: bool) -> str:
-    """Why a tolerance has its value: which term dominates, then the formula with its numbers."""
-    if not measured:
-        basis = "floor (no envelope measured)"
-    else:
-        basis = "envelope" if k * envelope > floor else "floor"
-    return f"{basis}: {k:g} x envelope {envelope:.3g} + {floor_text}"
-
+from ..deviation import allowed, column_tolerance, deviation, largest_floor, margins, tolerance_reason
 
 DATA_COLUMNS = [
     "column",
@@ -82,27 +62,20 @@ def compare_data(
         spread = float(envelope.get(column, 0.0))
         a, e = got[column], ref[column]
         if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(e):
-            a, e = a.to_numpy(float), e.to_numpy(float)
-            same = (a == e) | (np.isnan(a) & np.isnan(e))  # equal infinities, NaN against NaN
-            with np.errstate(invalid="ignore", divide="ignore"):
-                # NaN against a number, a number against an infinity: unbounded (inf, not the largest float).
-                error = np.nan_to_num(np.where(same, 0.0, np.abs(a - e)), nan=np.inf, posinf=np.inf)
-                allowed = k * spread + tol.atol + tol.rtol * np.abs(np.nan_to_num(e, nan=0.0, posinf=0.0, neginf=0.0))
-                ratio = np.where(same, 0.0, np.where(allowed > 0, error / allowed, np.inf))
-                relative = np.nan_to_num(np.where(same, 0.0, error / np.abs(e)), nan=np.inf, posinf=np.inf)
+            measured = deviation(a, e)
+            error, relative = measured.absolute, measured.relative
+            limit = allowed(e, tol, spread, k)
+            ratio = margins(measured, limit)
             bad = ratio > 1.0
             worst = int(np.argmax(ratio)) if len(ratio) else 0
             margin = float(ratio.max(initial=0.0))
-            deviation = float(error[worst]) if len(error) else 0.0
-            tolerance = float(allowed[worst]) if len(allowed) else tol.atol
+            deviation_at_worst = float(error[worst]) if len(error) else 0.0
+            tolerance = float(limit[worst]) if len(limit) else tol.atol
             max_abs, max_rel = float(error.max(initial=0.0)), float(relative.max(initial=0.0))
-            floor = tol.atol + tol.rtol * float(np.nanmax(np.abs(e), initial=0.0))
-            reason = tolerance_reason(
-                k, spread, floor, f"atol {tol.atol:.3g} + rtol {tol.rtol:.3g} |ref|", column in envelope
-            )
+            reason = tolerance_reason(k, spread, largest_floor(e, tol), tol.text, column in envelope)
         else:  # labels, categories: equal as text
             bad = (a.fillna("").astype(str) != e.fillna("").astype(str)).to_numpy(bool)
-            max_abs = max_rel = deviation = margin = np.inf if bad.any() else 0.0
+            max_abs = max_rel = deviation_at_worst = margin = np.inf if bad.any() else 0.0
             tolerance, reason = 0.0, "labels: equal as text"
         rows.append(
             {
@@ -112,7 +85,7 @@ def compare_data(
                 "envelope": spread,
                 "max_abs": max_abs,
                 "max_rel": max_rel,
-                "deviation": deviation,
+                "deviation": deviation_at_worst,
                 "tolerance": tolerance,
                 "margin": margin,
                 "n_outside": int(bad.sum()),

@@ -1,7 +1,7 @@
 """Sakamoto & Sato, Benign or Not-Benign Overfitting in Token Selection of Attention Mechanism
 (arXiv 2409.17625 v1): data model, exact Gram-matrix trainer, conditions of Thm 4.2, figures."""
 
-from replication.registry import Figure, Paper, SpecClaim
+from replication.contract import Figure, Paper, SpecClaim
 
 from .config_checks import check_ranges
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from replication.errors import ConfigError
+
 
 def check_ranges(config: dict) -> None:
     """The grid's axes run from start up to stop."""
-    from replication.config import ConfigError  # here: importing the package stays cheap
-
     grid = config.get("benign_overfitting", {}).get("grid", {})
     for key in ("dims", "signal_norms"):
         axis = grid.get(key)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from replication.numerics import perturb
+from replication.perturbation import perturb
 
 # Token roles (also the colour groups of Fig. 3).
 RELEVANT, WEAK_ALIGNED, WEAK_OPPOSITE, IRRELEVANT = 0, 1, 2, 3

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import yaml
 
-from replication.registry import Figure, Paper, SpecClaim, Table
+from replication.contract import Figure, Paper, SpecClaim, Table
 
-from .config_checks import check_local_to_global
+from .config_checks import check_config
 
 _TRANSFORMER = yaml.load(Path(__file__).with_name("schema.yaml").read_text(), Loader=yaml.CSafeLoader)["properties"][
     "transformer"
@@ -98,5 +98,5 @@ PAPER = Paper(
             ">= 0.9 (Fig. 3), >= 0.99 (Fig. 6)",
         ),
     ),
-    check_config=check_local_to_global,
+    check_config=check_config,
 )

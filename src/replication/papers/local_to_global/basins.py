@@ -13,7 +13,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from replication.claims import Claim
-from replication.numerics import perturb
+from replication.perturbation import perturb
 
 from . import canonical, canonical_attention
 from .flow import clocked_field, integrate_flow

@@ -2,11 +2,43 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from replication.errors import ConfigError
+
+
+def check_config(config: dict) -> None:
+    """The paper's checks of a validated config (its ``Paper.check_config``): the theory, the schedule,
+    the phase diagram."""
+    check_theory(config)
+    check_schedule(config)
+    check_phase(config)
+
+
+def _chains(node: Any, path: str = ""):
+    """Yield (key, p, q) for every Markov chain {p, q} anywhere below ``node``."""
+    if isinstance(node, dict):
+        if {"p", "q"} <= node.keys() and all(isinstance(node[k], (int, float)) for k in ("p", "q")):
+            yield path, node["p"], node["q"]
+        for key, value in node.items():
+            yield from _chains(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _chains(value, f"{path}.{index}")
+
+
+def check_theory(config: dict) -> None:
+    """Constraints JSON schema cannot state: the theory excludes p + q = 1 (i.i.d. data)."""
+    for key, p, q in _chains(config.get("local_to_global", {}), "local_to_global"):
+        if abs(p + q - 1.0) < 1e-12:
+            raise ConfigError(
+                f"config key '{key}': p + q = 1 (p={p}, q={q}) is excluded by the theory; "
+                "allowed: p, q in (0, 1) with p + q != 1"
+            )
+
 
 def check_schedule(config: dict) -> None:
     """torch's OneCycleLR divides by (warmup x total steps - 1): a warm-up of exactly one step fails."""
-    from replication.config import ConfigError  # here: importing the package stays cheap
-
     transformer = config.get("local_to_global", {}).get("transformer", {})
     schedule = transformer.get("schedule", {})
     if schedule.get("name") != "onecycle" or "warmup" not in schedule:
@@ -27,8 +59,6 @@ def check_schedule(config: dict) -> None:
 def check_phase(config: dict) -> None:
     """The phase diagram: its window lies within the horizon, its one-cycle schedule over the horizon
     has no one-step warm-up, and its grid keeps at least one cell off the line p + q = 1."""
-    from replication.config import ConfigError
-
     section = config.get("local_to_global", {})
     phase = section.get("phase", {})
     if {"window", "horizon"} <= set(phase) and phase["window"] > phase["horizon"]:
@@ -51,9 +81,3 @@ def check_phase(config: dict) -> None:
             "config key 'local_to_global.phase': every (p, q) of the grid lies on p + q = 1, which is left out; "
             "allowed: at least one p + q != 1"
         )
-
-
-def check_local_to_global(config: dict) -> None:
-    """Every constraint of the paper's settings that its schema cannot state."""
-    check_schedule(config)
-    check_phase(config)

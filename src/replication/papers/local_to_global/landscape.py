@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replication.numerics import perturb
+from replication.perturbation import perturb
 
 from . import canonical
 from .flow import integrate_flow

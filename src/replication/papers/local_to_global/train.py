@@ -15,7 +15,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from replication.numerics import perturb_module
+from replication.perturbation import perturb_module
 
 from .data import BatchStream
 from .markov import MarkovChain

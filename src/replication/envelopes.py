@@ -1,35 +1,36 @@
 """Numerical-noise envelopes of the figures, measured at blessing time (the CESM-ECT idea).
 
 Members are reruns of the pipeline with ``REPLICATION_PERTURBATION=<member>`` (see
-``replication.numerics``): initial parameters and inputs moved in their last bits, nothing else.
-The envelope of a figure's data column is the largest ``|member - base|`` over members and rows;
-that of its image the largest RMS between a member's PNG and the base's. ``make diff`` accepts
-``|new - ref| <= k * envelope + atol + rtol |ref|`` (``diff.envelope_factor`` is k).
+``replication.perturbation``): initial parameters and inputs moved in their last bits, nothing
+else. The envelope of a figure's data column is the largest ``|member - base|`` over members and
+rows; that of its image the largest image RMS between a member's PNG and the base's. A reference
+set keeps them in ``envelope.csv``; ``make diff`` accepts ``|new - ref| <= k * envelope + atol +
+rtol |ref|`` (``diff.envelope_factor`` is k; see ``replication.deviation``).
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .numerics import VARIABLE
-from .paths import figure_paths
+from .deviation import deviation
+from .io import write_csv
+from .manifest import manifest_figures
+from .paths import figure_key, figure_paths
+from .perturbation import VARIABLE
+from .snakemake_command import snakemake_command
 
 ENVELOPE_FILE = "envelope.csv"
 IMAGE_COLUMN = "<image rms>"
 ENVELOPE_COLUMNS = ["key", "column", "envelope", "envelope_rel", "members"]
 
-
-def manifest_figures(workdir: str | os.PathLike) -> list[str]:
-    """The PDF paths (relative to ``workdir``) of every figure in ``<workdir>/figures/all``."""
-    manifest = pd.read_csv(Path(workdir) / "figures" / "all", sep="\t")
-    return [path for path in manifest.path if Path(path).suffix == ".pdf"]
+ImageRms = Callable[[str | os.PathLike, str | os.PathLike], float]  # (actual PNG, expected PNG) -> RMS
 
 
 def column_spread(base: pd.DataFrame, member: pd.DataFrame) -> dict[str, tuple[float, float]]:
@@ -44,29 +45,15 @@ def column_spread(base: pd.DataFrame, member: pd.DataFrame) -> dict[str, tuple[f
         b, m = base[column], member[column]
         if not (pd.api.types.is_numeric_dtype(b) and pd.api.types.is_numeric_dtype(m)):
             continue
-        b, m = b.to_numpy(float), m.to_numpy(float)
-        same = (b == m) | (np.isnan(b) & np.isnan(m))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            error = np.where(same, 0.0, np.abs(m - b))
-            relative = np.where(same, 0.0, error / np.abs(b))
-        spread[column] = (
-            float(np.nan_to_num(error, nan=np.inf).max(initial=0.0)),
-            float(np.nan_to_num(relative, nan=np.inf, posinf=np.inf).max(initial=0.0)),
-        )
+        moved = deviation(m, b)
+        spread[column] = (float(moved.absolute.max(initial=0.0)), float(moved.relative.max(initial=0.0)))
     return spread
 
 
-def image_rms(actual: str | os.PathLike, expected: str | os.PathLike) -> float:
-    from .diff import image_rms_between
-
-    return image_rms_between(actual, expected)
-
-
-def measure_envelope(base: str | os.PathLike, members: list[str | os.PathLike]) -> pd.DataFrame:
+def measure_envelope(base: str | os.PathLike, members: list[str | os.PathLike], image_rms: ImageRms) -> pd.DataFrame:
     """Envelope rows (key, column, envelope, envelope_rel, members) of every figure of ``base``
-    that the members made too; the image's RMS comes as column ``<image rms>``."""
-    from .diff import figure_key
-
+    that the members made too; the image's RMS (``image_rms``, the diff's measure) comes as
+    column ``<image rms>``."""
     base = Path(base)
     rows = []
     for path in manifest_figures(base):
@@ -91,6 +78,13 @@ def measure_envelope(base: str | os.PathLike, members: list[str | os.PathLike]) 
     return pd.DataFrame(rows, columns=ENVELOPE_COLUMNS)
 
 
+def write_envelope(envelope: pd.DataFrame, reference_dir: str | os.PathLike) -> Path:
+    """``envelope`` (rows of :func:`measure_envelope`) as the reference set's envelope file."""
+    path = Path(reference_dir) / ENVELOPE_FILE
+    write_csv(envelope, path)
+    return path
+
+
 def read_envelope(reference_dir: str | os.PathLike) -> dict[tuple[str, str], float]:
     """``{(key, column): envelope}`` of a reference set; empty when it has no envelope file."""
     path = Path(reference_dir) / ENVELOPE_FILE
@@ -98,6 +92,11 @@ def read_envelope(reference_dir: str | os.PathLike) -> dict[tuple[str, str], flo
         return {}
     frame = pd.read_csv(path)
     return {(r.key, r.column): float(r.envelope) for r in frame.itertuples()}
+
+
+def figure_envelope(envelopes: dict[tuple[str, str], float], key: str) -> dict[str, float]:
+    """``{column: envelope}`` of figure ``key`` (its image's under ``<image rms>``)."""
+    return {column: value for (figure, column), value in envelopes.items() if figure == key}
 
 
 def run_members(
@@ -108,26 +107,21 @@ def run_members(
     cores: str = "all",
 ) -> list[Path]:
     """Run the pipeline once per perturbation member, each in ``scratch/member<K>``; print the cost."""
-    snakefile = Path(__file__).resolve().parents[2] / "workflow" / "Snakefile"
     folders = []
     for member in members:
         if member < 1:
             raise ValueError(f"ensemble member {member}: members are integers >= 1 (0 is the unperturbed run)")
         folder = Path(scratch) / f"member{member}"
-        command = [
-            str(Path(sys.executable).with_name("snakemake")),
+        command = snakemake_command(
+            folder,
             *targets,
             "--cores",
             str(cores),
-            "--snakefile",
-            str(snakefile),
-            "--directory",
-            str(folder),
             "--configfile",
             str(Path(configfile).resolve()),
             "--quiet",
             "rules",
-        ]
+        )
         wall, cpu = time.perf_counter(), _children_cpu()
         print(f"ensemble member {member}: {' '.join(targets)} in {folder}", flush=True)
         subprocess.run(command, check=True, env={**os.environ, VARIABLE: str(member)})
