@@ -5,15 +5,22 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORES  ?= all
 CONFIG ?= config/config.yaml
-# Where the pipeline runs (outputs land there); a scratch folder keeps figures/ as it is.
-WORKDIR ?= .
+# Where the pipeline runs (outputs land there): the paper tree here, another CONFIG's tree in
+# variants/<its name> (config/smoke.yaml: variants/smoke); a scratch folder keeps figures/ as it is.
+WORKDIR ?= $(if $(filter config/config.yaml,$(CONFIG)),.,variants/$(basename $(notdir $(CONFIG))))
+# A variant (docs/explore.md): its settings over CONFIG, in variants/<VARIANT>; SET='key=value ...'
+# adds settings on the command line (a SET without VARIANT names the variant after them).
+VARIANT ?=
+SET ?=
+VARIANT_RUN = $(BIN)/python -m replication.variants $(if $(VARIANT),--name $(VARIANT)) \
+	--configfile $(abspath $(CONFIG)) $(foreach s,$(SET),--set '$(s)') --
 # Perturbation members of the numerical-noise ensemble that `make bless` runs, and what they build.
 ENSEMBLE ?= 1 2
 ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env figures phase test lint format report clean diff bless bless-config bless-smoke timings mutation
+.PHONY: env figures test lint format report clean diff bless bless-config bless-smoke timings mutation compare sweep phase
 
 env: $(VENV)/.installed
 
@@ -25,7 +32,22 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 figures: env
+ifneq ($(strip $(VARIANT)$(SET)),)
+	$(VARIANT_RUN) figures/all --cores $(CORES)
+else
 	$(PIPELINE) figures/all --cores $(CORES) --configfile $(abspath $(CONFIG))
+endif
+
+# B against A (paper, reference, reference/<set>, a variant's name or a folder): settings that differ,
+# claims whose verdict changed, figures that moved beyond numerical noise; compare/<A>-vs-<B>/report.html.
+# Exits 0 whenever it could compare: a science difference is the report's content.
+A ?= paper
+compare: env
+	$(BIN)/python -m replication.diff.runs $(A) $(B)
+
+# Every point of config/sweeps/$(SWEEP).yaml in one Snakemake run, then sweeps/$(SWEEP)/summary.*.
+sweep: env
+	$(BIN)/python -m replication.sweeps $(SWEEP) -- --cores $(CORES)
 
 # The phase diagram over (p, q) (figures/phase, its claims in figures/phase_claims.md): a cluster-sized
 # workload (about 2 CPU-hours on 2 cores; docs/phase-diagram.md), not part of figures/all.
@@ -53,8 +75,12 @@ format: env
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt workflow src/replication/papers tests/plugin_paper
 
+# The report of a tree (VARIANT=<name> for a variant's): report.html in that tree.
+REPORT_TREE = $(if $(VARIANT),variants/$(VARIANT),$(WORKDIR))
 report: env
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --report report.html figures/all
+	$(BIN)/snakemake figures/all --snakefile workflow/Snakefile --directory $(REPORT_TREE) --cores $(CORES) \
+		--report $(abspath $(REPORT_TREE))/report.html \
+		--configfile $(abspath $(CONFIG)) $(if $(VARIANT),$(abspath variants/$(VARIANT)/variant.yaml))
 
 # Every figure against figures/reference/<set> (CONFIG=config/smoke.yaml compares the smoke set).
 # Exits non-zero when one exceeds tolerance; figures/diff/report.html stays to be read.
@@ -83,5 +109,5 @@ timings: env
 
 # Everything generated; figures/reference (the committed references) stays.
 clean:
-	rm -rf benchmarks mutants results .snakemake/log
+	rm -rf benchmarks mutants results .snakemake/log variants sweeps compare
 	find figures -mindepth 1 -maxdepth 1 ! -name reference -exec rm -rf {} +

@@ -7,4 +7,7 @@ log = log_to(snakemake.log[0])
 claims = merge_claims(snakemake.input.tables, complete=snakemake.params.complete)
 log.info("%s", summary_line(claims))
 write_csv(claims, snakemake.output.csv)
-write_text(claims_markdown(claims, title=snakemake.params.title, data=snakemake.output.csv), snakemake.output.md)
+write_text(
+    claims_markdown(claims, snakemake.params.settings, title=snakemake.params.title, data=snakemake.output.csv),
+    snakemake.output.md,
+)

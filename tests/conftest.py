@@ -151,7 +151,7 @@ def l2g_transformer(section: dict):
     """Typed ``local_to_global.transformer`` settings from a partial section: the schema fills in
     every key not given, and the experiments are the ones given (all three if none are)."""
     from replication.config import validate_config
-    from replication.papers.local_to_global.settings import transformer_settings
+    from replication.papers.local_to_global.transformer.settings import transformer_settings
 
     paper = validate_config(
         {"local_to_global": {"transformer": section}}, ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -164,7 +164,7 @@ def l2g_transformer(section: dict):
 def basin_settings(sampled: dict, **section):
     """Typed ``local_to_global.basins`` settings from ``section``, with the claims' thresholds of the
     paper's config and the sampled endpoint-loss check ``sampled``."""
-    from replication.papers.local_to_global.settings import BasinSettings
+    from replication.papers.local_to_global.landscape.settings import BasinSettings
     from replication.settings import from_mapping
 
     thresholds = {"energy_drift": 1e-8, "endpoint_loss": 1e-6, "small_sigma": 0.1, "fraction_high": 0.99}

@@ -7,11 +7,15 @@ import pytest
 
 from replication.claims import Claim
 from replication.papers.benign_overfitting.claims import grid_claims
-from replication.papers.local_to_global import canonical
-from replication.papers.local_to_global.endpoint_loss import reclassify, sampled_cross_entropy, sampled_loss_claim
+from replication.papers.local_to_global.landscape import canonical
+from replication.papers.local_to_global.landscape.endpoint_loss import (
+    reclassify,
+    sampled_cross_entropy,
+    sampled_loss_claim,
+)
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import TransformerClaimSettings
-from replication.papers.local_to_global.transformer_claims import loss_claims, structure_claims
+from replication.papers.local_to_global.transformer.claims import loss_claims, structure_claims
+from replication.papers.local_to_global.transformer.settings import TransformerClaimSettings
 
 SETTINGS = TransformerClaimSettings(
     tolerance=0.01,

@@ -151,3 +151,12 @@ def test_side_by_side_scales_each_image_to_a_height():
     canvas = side_by_side([wide, tall], gap=2, height=4)
     assert canvas.shape == (4, 8 + 2 + 1, 3)  # 2 x 4 becomes 4 x 8
     assert (canvas[:, :8] == 100).all() and (canvas[:, 10] == 100).all()  # a flat colour stays flat
+
+
+def test_a_size_change_still_draws_the_difference_on_a_common_canvas(tmp_path, drawn):
+    result = compare(drawn, "larger", tmp_path)
+    assert not result.passed and "size" in result.message
+    difference = np.asarray(Image.open(tmp_path / "fig-diff.png"))
+    larger, base = np.asarray(Image.open(drawn["larger"])), np.asarray(Image.open(drawn["reference"]))
+    assert difference.shape[:2] == (max(larger.shape[0], base.shape[0]), max(larger.shape[1], base.shape[1]))
+    assert difference.max() > 0

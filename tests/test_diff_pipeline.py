@@ -88,9 +88,10 @@ def test_perturbed_numerics_pass_against_the_references(tmp_path):
 
 def test_learning_rate_ten_percent_off_fails(smoke_run, tmp_path):
     """A small scientific change: the transformer's peak learning rate 1.1e-3 instead of 1e-3."""
-    workdir = tmp_path / "run"
-    shutil.copytree(smoke_run, workdir, symlinks=True)
-    shutil.rmtree(workdir / "figures/diff", ignore_errors=True)
+    from replication.variants import seed_tree
+
+    workdir = tmp_path / "run"  # a tree of its own settings, seeded from the smoke tree
+    seed_tree(smoke_run, workdir)
     result = run_snakemake(
         workdir,
         *SMOKE,

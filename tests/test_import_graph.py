@@ -135,7 +135,7 @@ def test_papers_import_the_core_and_are_seen_doing_it():
     perturbation hooks (a test that reads no edge would pass whatever the code)."""
     graph = import_graph(ROOT / "src")
     assert "replication.errors" in graph["replication.papers.local_to_global.config_checks"]
-    assert "replication.perturbation" in graph["replication.papers.local_to_global.train"]
+    assert "replication.perturbation" in graph["replication.papers.local_to_global.transformer.train"]
     assert "replication.envelopes" in graph["replication.diff.compare"]
     assert "replication.diff.images" in graph["replication.diff.bless"]
 

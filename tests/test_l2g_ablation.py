@@ -8,16 +8,16 @@ import pandas as pd
 import pytest
 import torch
 
-from replication.papers.local_to_global.ablation import (
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.transformer.ablation import (
     ablation_table,
     alignment_table,
     build_two_symbol,
     variant_settings,
 )
-from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.model import MarkovTransformer, TransformerConfig
-from replication.papers.local_to_global.settings import AblationSettings, run_settings
-from replication.papers.local_to_global.train import make_optimizer, make_schedule, train
+from replication.papers.local_to_global.transformer.model import MarkovTransformer, TransformerConfig
+from replication.papers.local_to_global.transformer.settings import AblationSettings, run_settings
+from replication.papers.local_to_global.transformer.train import make_optimizer, make_schedule, train
 
 RUN = run_settings(
     {
@@ -150,7 +150,7 @@ def _rank_one_checkpoints(steps, scale):
 
 
 def test_ablation_table_stacks_the_variants_with_their_names_first():
-    from replication.papers.local_to_global.ablation import recovering_variants
+    from replication.papers.local_to_global.transformer.ablation import recovering_variants
 
     table = ablation_table(
         {"pipeline": _rank_one_checkpoints([0, 10], 0.3), "peak_lr": _rank_one_checkpoints([10], 1.0)}
@@ -171,7 +171,7 @@ def test_ablation_table_stacks_the_variants_with_their_names_first():
 
 
 def test_recovering_variants_at_the_threshold_and_by_matrix_and_step():
-    from replication.papers.local_to_global.ablation import recovering_variants
+    from replication.papers.local_to_global.transformer.ablation import recovering_variants
 
     table = pd.DataFrame(
         [
@@ -217,7 +217,7 @@ def test_two_symbol_model_computes_the_authors_two_way_head():
 
 
 def test_effective_checkpoints_and_the_alignment_table_of_chosen_steps():
-    from replication.papers.local_to_global.ablation import effective_checkpoints
+    from replication.papers.local_to_global.transformer.ablation import effective_checkpoints
 
     wte = np.array([[[0.5, -1.0, 2.0], [1.0, 1.0, 1.0]], [[0.0, 0.0, 0.0], [3.0, -2.0, 1.0]]])
     effective = effective_checkpoints({"step": np.array([0, 10]), "wte": wte})

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from replication.papers.local_to_global import canonical
-from replication.papers.local_to_global import canonical_attention as attention
-from replication.papers.local_to_global.flow import clocked_field, integrate_flow
+from replication.papers.local_to_global.landscape import canonical
+from replication.papers.local_to_global.landscape import canonical3d as attention
+from replication.papers.local_to_global.landscape.flow import clocked_field, integrate_flow
 from replication.papers.local_to_global.markov import MarkovChain
 
 CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
@@ -130,12 +130,12 @@ def test_endpoint_losses_are_unigram_or_entropy_rate(chain):
 def test_critical_sets(chain):
     rng = np.random.default_rng(8)
     e, w = rng.uniform(-2, 2, size=(2, 400))
-    a = attention.global_min_attention(chain, e, w)
+    a = attention.global_min_scalar(chain, e, w)
     np.testing.assert_allclose(attention.gap(e, w, a), chain.optimal_gap, rtol=1e-9)
     np.testing.assert_allclose(np.stack(attention.gradient(chain, e, w, a)), 0.0, atol=1e-9)
     np.testing.assert_allclose(attention.loss(chain, e, w, a), chain.bigram_loss, atol=1e-12)
     # The stationary set and the whole e = 0 plane are critical, at loss H(pi).
-    a_stat = attention.stationary_attention(e)
+    a_stat = attention.stationary_scalar(e)
     for point in ((e, np.full_like(e, canonical.SADDLE_W), a_stat), (0 * e, w, rng.uniform(-2, 2, e.shape))):
         np.testing.assert_allclose(np.stack(attention.gradient(chain, *point)), 0.0, atol=1e-12)
         np.testing.assert_allclose(attention.loss(chain, *point), chain.unigram_loss, atol=1e-12)
@@ -153,12 +153,12 @@ def test_critical_sets(chain):
 def test_endpoint_labels_of_the_attention_model_on_hand_placed_points():
     chain = MarkovChain(0.9, 0.9)
     e, w = np.array([0.8, 1.5]), np.array([0.2, -1.2])
-    a_global = attention.global_min_attention(chain, e, w)
+    a_global = attention.global_min_scalar(chain, e, w)
     e_stat = np.array([1.0, 2.0])
     points = [
         (e, w, a_global),  # on the global-minimum surface: D = D*
         ([0.0, 0.0], [0.5, -1.5], [3.0, -3.0]),  # on e = 0: the 2-D labels by w, whatever a is
-        (e_stat, [canonical.SADDLE_W] * 2, attention.stationary_attention(e_stat)),  # the stationary set
+        (e_stat, [canonical.SADDLE_W] * 2, attention.stationary_scalar(e_stat)),  # the stationary set
         ([0.5e-4], [canonical.SADDLE_W], [-4e8]),  # |e| < tol: on e = 0, at the saddle
         ([1.0, 1.0], [canonical.SADDLE_W + 2e-4, canonical.SADDLE_W], [-1.0, -1.0 + 2e-4]),  # beyond tol
         ([1.0, 0.5], [0.3, 0.3], [0.0, 0.0]),  # nowhere
@@ -181,13 +181,13 @@ def test_endpoint_labels_of_the_attention_model_on_hand_placed_points():
 def test_global_minimum_surface_and_stationary_attention_values():
     chain = MarkovChain(0.2, 0.3)
     e, w = np.array([0.5, 1.0, 2.0, 0.0]), np.array([0.3, -0.2, 1.0, 0.3])
-    a = attention.global_min_attention(chain, e, w)
+    a = attention.global_min_scalar(chain, e, w)
     np.testing.assert_allclose(attention.gap(e[:3], w[:3], a[:3]), chain.optimal_gap, rtol=1e-12)
     assert np.isnan(a[3]) and a.dtype == float
-    stationary = attention.stationary_attention(np.array([0.0, 1.0, 2.0, -0.5]))
+    stationary = attention.stationary_scalar(np.array([0.0, 1.0, 2.0, -0.5]))
     assert stationary.dtype == float and np.isnan(stationary[0])
     np.testing.assert_allclose(stationary[1:], [-1.0, -0.25, -4.0], rtol=1e-15)
-    assert attention.stationary_attention(1).item() == -1.0
+    assert attention.stationary_scalar(1).item() == -1.0
 
 
 def test_global_minimum_surface_is_nan_without_floating_point_errors():
@@ -195,7 +195,7 @@ def test_global_minimum_surface_is_nan_without_floating_point_errors():
     even for a caller that turns invalid operations into errors."""
     chain = MarkovChain(0.25, 0.75)
     with np.errstate(invalid="raise", divide="raise"):
-        a = attention.global_min_attention(chain, np.array([0.0, 1.0]), np.array([0.5, 0.5]))
+        a = attention.global_min_scalar(chain, np.array([0.0, 1.0]), np.array([0.5, 0.5]))
     assert np.isnan(a[0]) and a[1] == pytest.approx(-1.0)  # D* = 0: 1 + a e^2 = 0
 
 

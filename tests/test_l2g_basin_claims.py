@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import basin_settings
-from replication.papers.local_to_global import basins
+from replication.papers.local_to_global.landscape import basins
 
 SETTINGS = basin_settings(
     {"sigma": 1.0, "starts": 2, "sequences": 10, "length": 8, "z": 4.0},
@@ -149,7 +149,7 @@ def test_grid_agreement_counts_endpoints_in_their_predicted_basin(monkeypatch):
     with the settings' horizon and number of rounds passed on."""
     import dataclasses
 
-    from replication.papers.local_to_global import canonical
+    from replication.papers.local_to_global.landscape import canonical
     from replication.papers.local_to_global.markov import MarkovChain
 
     settings = dataclasses.replace(
@@ -199,7 +199,7 @@ def test_basin_starts_are_one_draw_scaled_by_each_sigma_and_shared(monkeypatch, 
 
     import tqdm.std
 
-    from replication.papers.local_to_global import canonical
+    from replication.papers.local_to_global.landscape import canonical
     from replication.papers.local_to_global.markov import MarkovChain
 
     monkeypatch.setattr(tqdm.std, "time", lambda: 1000.0)  # a stopped clock: the bar redraws only when forced
@@ -258,7 +258,7 @@ def test_relative_drift_is_relative_to_the_start_energy_but_at_least_one():
 
 
 def test_endpoint_loss_error_without_minima_is_nan():
-    from replication.papers.local_to_global import canonical
+    from replication.papers.local_to_global.landscape import canonical
     from replication.papers.local_to_global.markov import MarkovChain
 
     ends = pd.DataFrame({"endpoint": [canonical.SADDLE, canonical.UNCONVERGED], "loss": [0.7, 0.6]})
@@ -269,7 +269,7 @@ def test_flow_endpoints_rounds_horizons_and_what_is_integrated(monkeypatch):
     """The integrator replaced by a stand-in: start 0 reaches the global-minimum curve in round 1 (its
     path's earlier samples are elsewhere), start 1 never settles. Every round integrates only the
     unsettled starts, sampled at 0, 1e-3, 1e-2, 1e-1 and 1 horizon, with DOP853 at ATOL."""
-    from replication.papers.local_to_global import canonical
+    from replication.papers.local_to_global.landscape import canonical
     from replication.papers.local_to_global.markov import MarkovChain
 
     chain = MarkovChain(0.2, 0.3)

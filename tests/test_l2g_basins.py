@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from conftest import basin_settings, shared_scope
-from replication.papers.local_to_global import basins, canonical, landscape, plots
+from replication.papers.local_to_global.landscape import basins, canonical, flow_tables, plots
+from replication.papers.local_to_global.landscape.settings import Canonical3dFlowSettings
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import AttentionFlowSettings
 
 SETTINGS = basin_settings(
     {"sigma": 1.0, "starts": 8, "sequences": 100, "length": 64, "z": 4.0},
@@ -103,12 +103,12 @@ def test_basins_figure_data(measured):
 
 @pytest.mark.parametrize("zoomed, sigma, extent", [(False, 0.5, 2.0), (True, 0.05, 0.3)])
 def test_attention_figure_data(zoomed, sigma, extent):
-    settings = AttentionFlowSettings(SETTINGS.chains, sigma, extent, 20, 300.0, view=(20.0, -60.0), seed=2)
+    settings = Canonical3dFlowSettings(SETTINGS.chains, sigma, extent, 20, 300.0, view=(20.0, -60.0), seed=2)
     rng = np.random.default_rng(2)
     flows = pd.concat(
-        [landscape.attention_flows(chain, 20, sigma, 300.0, rng, samples=40) for chain in SETTINGS.chains]
+        [flow_tables.canonical3d_flows(chain, 20, sigma, 300.0, rng, samples=40) for chain in SETTINGS.chains]
     )
-    _, data = plots.attention_landscape(flows, settings, zoomed)
+    _, data = plots.canonical3d_landscape(flows, settings, zoomed)
     trajectories = data[data.layer == "trajectory"]
     assert trajectories.groupby("panel").id.nunique().tolist() == [20, 20]
     ends = flows[flows.t == flows.t.max()]

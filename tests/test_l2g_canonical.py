@@ -6,8 +6,8 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_expit
 
 from conftest import shared_scope
-from replication.papers.local_to_global import canonical
-from replication.papers.local_to_global.flow import integrate_flow
+from replication.papers.local_to_global.landscape import canonical
+from replication.papers.local_to_global.landscape.flow import integrate_flow
 from replication.papers.local_to_global.markov import MarkovChain
 
 CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
@@ -145,7 +145,7 @@ def test_critical_sets(chain):
 @pytest.mark.parametrize("chain", [MarkovChain(0.9, 0.9), MarkovChain(0.2, 0.3)], ids=["p+q>1", "p+q<1"])
 def test_theorem_basins_on_a_few_starts(chain):
     """Thms 2 and 8 against integrated flows from starts on both sides of the separatrix (fast)."""
-    from replication.papers.local_to_global.basins import flow_endpoints
+    from replication.papers.local_to_global.landscape.basins import flow_endpoints
 
     w = np.array([-2.0, -1.2, -0.5, -0.3, 0.4, 1.5])
     g = np.nan_to_num(canonical.separatrix(w), nan=0.0)

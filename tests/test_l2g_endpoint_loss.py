@@ -7,9 +7,9 @@ import pytest
 
 from conftest import basin_settings
 from replication.claims import Claim
-from replication.papers.local_to_global import canonical, canonical_attention, endpoint_loss
+from replication.papers.local_to_global.landscape import canonical, canonical3d, endpoint_loss
+from replication.papers.local_to_global.landscape.settings import BasinSettings
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import BasinSettings
 
 COLUMNS = [
     "p",
@@ -175,7 +175,7 @@ def test_a_mislabelled_endpoint_is_caught(monkeypatch):
     frame = endpoint_loss.sampled_endpoint_losses(_settings([{"p": 0.2, "q": 0.3}], starts=2))
     assert list(frame.endpoint) == [canonical.GLOBAL_MIN, canonical.LOCAL_MIN]
     assert frame.gap.tolist() == pytest.approx(
-        [0.5 * chain.optimal_gap, float(canonical_attention.gap(1.0, 0.5, 0.0))], rel=1e-12
+        [0.5 * chain.optimal_gap, float(canonical3d.gap(1.0, 0.5, 0.0))], rel=1e-12
     )
     assert frame.z[0] > 5 and frame.z[1] < -10
     assert not endpoint_loss.sampled_loss_claim(frame, 4.0).holds

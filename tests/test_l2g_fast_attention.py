@@ -17,12 +17,12 @@ import yaml
 from conftest import TRAINING_SETTINGS, shared_scope
 from replication.config import validate_config
 from replication.errors import ConfigError
-from replication.papers.local_to_global import fast_attention
-from replication.papers.local_to_global.fast_attention import binary_token_attention
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.model import INITS, MarkovTransformer, TransformerConfig, initialise
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.train import train
+from replication.papers.local_to_global.transformer import fast_attention
+from replication.papers.local_to_global.transformer.fast_attention import binary_token_attention
+from replication.papers.local_to_global.transformer.model import INITS, MarkovTransformer, TransformerConfig, initialise
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.train import train
 
 CONTEXTS = (1, 2, 3, 7, 64, 100, pytest.param(1024, marks=pytest.mark.heavy))
 RTOL = 1e-10

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from replication.papers.local_to_global import canonical
-from replication.papers.local_to_global import canonical_attention as attention
-from replication.papers.local_to_global.flow import clocked_field, integrate_flow
+from replication.papers.local_to_global.landscape import canonical
+from replication.papers.local_to_global.landscape import canonical3d as attention
+from replication.papers.local_to_global.landscape.flow import clocked_field, integrate_flow
 from replication.papers.local_to_global.markov import MarkovChain
 
 # Three starts of two coordinates each: (e, w) per row, as the models' flows take them.

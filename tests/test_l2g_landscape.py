@@ -5,15 +5,15 @@ import logging
 import numpy as np
 import pandas as pd
 
-from replication.papers.local_to_global import canonical, landscape
+from replication.papers.local_to_global.landscape import canonical, flow_tables
+from replication.papers.local_to_global.landscape.settings import Fig1Settings
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import Fig1Settings
 
 
 def test_fig1_flows_table():
     chain = MarkovChain(0.2, 0.3)
     rng = np.random.default_rng(5)
-    frame = landscape.fig1_flows(chain, 6, 2.0, 200.0, rng, samples=30)
+    frame = flow_tables.fig1_flows(chain, 6, 2.0, 200.0, rng, samples=30)
     starts = np.random.default_rng(5).uniform(-1.8, 1.8, size=(6, 2))
     assert list(frame.columns) == [
         "p",
@@ -58,7 +58,7 @@ def test_flows_for_chains_share_one_seeded_stream(caplog):
         return pd.DataFrame({"t": [0.0, 1.0, 1.0], "endpoint": ["x", "a", "b"], "p": chain.p})
 
     with caplog.at_level(logging.INFO, logger="test"):
-        frame = landscape.flows_for_chains(settings, integrate, logging.getLogger("test"))
+        frame = flow_tables.flows_for_chains(settings, integrate, logging.getLogger("test"))
     expected = np.random.default_rng(3).uniform(size=2)
     assert [c for c, _ in seen] == [MarkovChain(0.1, 0.2), MarkovChain(0.7, 0.6)]
     assert np.allclose([d for _, d in seen], expected)
@@ -70,17 +70,17 @@ def test_flows_for_chains_share_one_seeded_stream(caplog):
 
 
 def test_fig1_flows_sample_200_times_by_default():
-    frame = landscape.fig1_flows(MarkovChain(0.9, 0.9), 2, 2.0, 5.0, np.random.default_rng(1))
+    frame = flow_tables.fig1_flows(MarkovChain(0.9, 0.9), 2, 2.0, 5.0, np.random.default_rng(1))
     assert len(frame) == 2 * 200 and frame.t.nunique() == 200
 
 
 def test_attention_flows_table():
     """Flows of the (e, w, a) model from N(0, sigma^2 I_3) starts: the table's rows, its clock, the
     energy, loss and endpoint of each row, and the accuracy near the invariant plane e = 0."""
-    from replication.papers.local_to_global import canonical_attention
+    from replication.papers.local_to_global.landscape import canonical3d
 
     chain = MarkovChain(0.9, 0.9)  # p + q > 1: small starts fall onto the local-minimum plane e = 0
-    frame = landscape.attention_flows(chain, 5, 0.05, 300.0, np.random.default_rng(4), samples=30)
+    frame = flow_tables.canonical3d_flows(chain, 5, 0.05, 300.0, np.random.default_rng(4), samples=30)
     starts = 0.05 * np.random.default_rng(4).standard_normal((5, 3))
     columns = ["p", "q", "trajectory", "t", "e", "w", "a", "energy", "loss", "endpoint"]
     assert list(frame.columns) == columns and len(frame) == 5 * 30
@@ -90,31 +90,31 @@ def test_attention_flows_table():
     for _, path in frame.groupby("trajectory"):
         np.testing.assert_allclose(path.t, times, rtol=1e-12)
         coordinates = path.e.to_numpy(), path.w.to_numpy(), path.a.to_numpy()
-        np.testing.assert_array_equal(path.energy, canonical_attention.energy(*coordinates))
-        np.testing.assert_array_equal(path.loss, canonical_attention.loss(chain, *coordinates))
+        np.testing.assert_array_equal(path.energy, canonical3d.energy(*coordinates))
+        np.testing.assert_array_equal(path.loss, canonical3d.loss(chain, *coordinates))
         assert np.ptp(path.energy) < 1e-9 * max(1.0, abs(path.energy.iloc[0]))
         # e decays geometrically onto the plane e = 0, far below the solver's default absolute
         # tolerance (relative accuracy near the plane)
         assert abs(path.e.iloc[-1]) < 1e-20
     ends = frame[frame.t == frame.t.max()].sort_values("trajectory")
     final = ends.e.to_numpy(), ends.w.to_numpy(), ends.a.to_numpy()
-    assert list(ends.endpoint) == list(canonical_attention.classify_endpoint(chain, *final))
+    assert list(ends.endpoint) == list(canonical3d.classify_endpoint(chain, *final))
     assert set(ends.endpoint) == {canonical.LOCAL_MIN}
 
 
 def test_endpoints_are_labelled_from_the_last_point_of_each_flow():
     """With three samples (0, the first step, the end) an earlier point would give other labels."""
-    from replication.papers.local_to_global import canonical_attention
+    from replication.papers.local_to_global.landscape import canonical3d
 
     chain = MarkovChain(0.2, 0.3)
-    flows = landscape.fig1_flows(chain, 6, 2.0, 200.0, np.random.default_rng(5), samples=3)
+    flows = flow_tables.fig1_flows(chain, 6, 2.0, 200.0, np.random.default_rng(5), samples=3)
     ends = flows[flows.t == flows.t.max()]
     assert list(ends.endpoint) == list(canonical.classify_endpoint(chain, ends.e.to_numpy(), ends.w.to_numpy()))
     assert canonical.GLOBAL_MIN in set(ends.endpoint)
-    flows = landscape.attention_flows(chain, 6, 1.0, 300.0, np.random.default_rng(5), samples=3)
+    flows = flow_tables.canonical3d_flows(chain, 6, 1.0, 300.0, np.random.default_rng(5), samples=3)
     ends = flows[flows.t == flows.t.max()]
     final = ends.e.to_numpy(), ends.w.to_numpy(), ends.a.to_numpy()
-    assert list(ends.endpoint) == list(canonical_attention.classify_endpoint(chain, *final))
+    assert list(ends.endpoint) == list(canonical3d.classify_endpoint(chain, *final))
     assert canonical.GLOBAL_MIN in set(ends.endpoint)
 
 
@@ -122,11 +122,11 @@ def test_attention_flows_sample_200_times_by_default_and_take_noise_members(monk
     from replication.perturbation import VARIABLE
 
     chain = MarkovChain(0.9, 0.9)
-    plain = landscape.attention_flows(chain, 2, 0.5, 5.0, np.random.default_rng(1))
+    plain = flow_tables.canonical3d_flows(chain, 2, 0.5, 5.0, np.random.default_rng(1))
     assert len(plain) == 2 * 200 and plain.t.nunique() == 200
     monkeypatch.setenv(VARIABLE, "2")
-    member = landscape.attention_flows(chain, 2, 0.5, 5.0, np.random.default_rng(1))
-    fig1 = landscape.fig1_flows(chain, 2, 2.0, 5.0, np.random.default_rng(1), samples=20)
+    member = flow_tables.canonical3d_flows(chain, 2, 0.5, 5.0, np.random.default_rng(1))
+    fig1 = flow_tables.fig1_flows(chain, 2, 2.0, 5.0, np.random.default_rng(1), samples=20)
     assert not np.array_equal(member.e, plain.e) and np.allclose(member.e, plain.e, rtol=1e-9)
     assert len(fig1) == 40
 
@@ -139,6 +139,6 @@ def test_attention_flows_use_the_explicit_solver_at_a_tiny_absolute_tolerance(mo
         calls.append((t_end, atol, method))
         return np.array(t_eval), np.repeat(starts[None], len(t_eval), axis=0)
 
-    monkeypatch.setattr(landscape, "integrate_flow", integrate_flow)
-    landscape.attention_flows(MarkovChain(0.9, 0.9), 2, 0.5, 5.0, np.random.default_rng(1), samples=4)
+    monkeypatch.setattr(flow_tables, "integrate_flow", integrate_flow)
+    flow_tables.canonical3d_flows(MarkovChain(0.9, 0.9), 2, 0.5, 5.0, np.random.default_rng(1), samples=4)
     assert calls == [(5.0, 1e-30, "DOP853")]

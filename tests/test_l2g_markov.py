@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from replication.papers.local_to_global import canonical
-from replication.papers.local_to_global import canonical_attention as attention
+from replication.papers.local_to_global.landscape import canonical
+from replication.papers.local_to_global.landscape import canonical3d as attention
 from replication.papers.local_to_global.markov import MarkovChain, binary_entropy
 
 CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
@@ -89,8 +89,8 @@ def test_no_floating_point_warnings_where_the_formulas_take_logs_of_zero_or_of_n
             np.testing.assert_allclose(chain.optimal_offset(gaps), -gaps / 2, rtol=1e-12)  # p = q: c = -D/2
             assert np.all(np.isfinite(chain.loss_of_gap(gaps)))
         assert np.isnan(canonical.separatrix(np.array([0.0, 0.5]))).all()
-        assert np.isnan(attention.stationary_attention(np.array([0.0])))[0]
-        assert np.isnan(attention.global_min_attention(MarkovChain(0.2, 0.3), np.array([0.0]), np.array([0.3])))[0]
+        assert np.isnan(attention.stationary_scalar(np.array([0.0])))[0]
+        assert np.isnan(attention.global_min_scalar(MarkovChain(0.2, 0.3), np.array([0.0]), np.array([0.3])))[0]
 
 
 def test_integer_inputs_give_the_float_results():
@@ -106,7 +106,7 @@ def test_integer_inputs_give_the_float_results():
         np.testing.assert_array_equal(got, want)
     a = np.array([2, 3])
     np.testing.assert_array_equal(attention.gap(e, w, a), attention.gap(ef, wf, a.astype(float)))
-    np.testing.assert_array_equal(attention.stationary_attention(e), attention.stationary_attention(ef))
+    np.testing.assert_array_equal(attention.stationary_scalar(e), attention.stationary_scalar(ef))
     np.testing.assert_array_equal(canonical.separatrix(w), canonical.separatrix(wf))
     gaps = np.array([3_000_000_000, -3])
     np.testing.assert_array_equal(chain.loss_of_gap(gaps), chain.loss_of_gap(gaps.astype(float)))

@@ -7,8 +7,8 @@ import pytest
 import torch
 from test_l2g_transformer_train import SETTINGS
 
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.train import make_model, make_optimizer, make_schedule
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.train import make_model, make_optimizer, make_schedule
 
 
 def _groups(optimizer):
@@ -97,7 +97,7 @@ def test_one_cycle_leaves_the_adam_betas_alone():
 
 def test_training_reports_progress_with_both_losses(capsys):
     from replication.papers.local_to_global.markov import MarkovChain
-    from replication.papers.local_to_global.train import train
+    from replication.papers.local_to_global.transformer.train import train
 
     settings = {**copy.deepcopy(SETTINGS), "steps": 8, "chunk": 4, "eval_every": 4, "checkpoints": []}
     result = train(
@@ -113,7 +113,7 @@ def test_training_reports_progress_with_both_losses(capsys):
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the fallback of a machine without CUDA")
 def test_cuda_request_without_cuda_falls_back_to_the_cpu_with_a_warning(caplog):
-    from replication.papers.local_to_global.train import resolve_device
+    from replication.papers.local_to_global.transformer.train import resolve_device
 
     with caplog.at_level("WARNING", logger="replication"):
         assert resolve_device("cuda") == torch.device("cpu")

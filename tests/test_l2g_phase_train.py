@@ -16,8 +16,8 @@ from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.phase.measures import chain_cross_entropy, unigram_cross_entropy
 from replication.papers.local_to_global.phase.run import GapMonitor, train_cell
 from replication.papers.local_to_global.phase.settings import StopSettings
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.train import _TEST, Monitor, stream_seed, train
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.train import _TEST, Monitor, stream_seed, train
 
 CHAIN = MarkovChain(0.3, 0.9)
 TINY = {

@@ -4,7 +4,7 @@ import dataclasses
 
 from conftest import l2g_transformer
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.runs import run_files, training_cost, training_priority
+from replication.papers.local_to_global.transformer.jobs import run_files, training_cost, training_priority
 
 SECTION = {
     "model": {"d": 8},
@@ -51,7 +51,7 @@ def test_longer_runs_get_higher_scheduling_priority():
 
 
 def test_ablation_runs_take_each_figures_first_init_and_seed():
-    from replication.papers.local_to_global.runs import ablation_files, ablation_runs
+    from replication.papers.local_to_global.transformer.jobs import ablation_files, ablation_runs
 
     section = {
         **SECTION,

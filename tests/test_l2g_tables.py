@@ -5,7 +5,7 @@ import re
 import pandas as pd
 
 from conftest import l2g_transformer
-from replication.papers.local_to_global.tables import table1, table2, to_latex, to_markdown
+from replication.papers.local_to_global.transformer.tables import table1, table2, to_latex, to_markdown
 
 SECTION = {
     "model": {"d": 4, "context": 16, "mlp_ratio": 4},

@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from conftest import TRAINING_SETTINGS
-from replication.papers.local_to_global import train as train_module
 from replication.papers.local_to_global.data import BatchStream, sample_sequences
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.train import NonFiniteLoss, train
+from replication.papers.local_to_global.transformer import train as train_module
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.train import NonFiniteLoss, train
 from replication.perturbation import VARIABLE
 
 CHAIN = MarkovChain(0.2, 0.3)

@@ -11,9 +11,9 @@ import torch
 from conftest import TRAINING_SETTINGS
 from replication.papers.local_to_global.data import sample_sequences
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.model import MarkovTransformer, TransformerConfig, initialise
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.train import make_model, train
+from replication.papers.local_to_global.transformer.model import MarkovTransformer, TransformerConfig, initialise
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.train import make_model, train
 
 
 def _model(init: str, seed: int = 0, attention: str = "fast") -> MarkovTransformer:

@@ -1,4 +1,4 @@
-"""Claims 5 and 6 (transformer_claims.py) on hand-made data: every field of every row, worked out
+"""Claims 5 and 6 (transformer/claims.py) on hand-made data: every field of every row, worked out
 from the data by hand (two or three seeds that differ, values on the thresholds themselves)."""
 
 import math
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import TransformerClaimSettings
-from replication.papers.local_to_global.transformer_claims import loss_claims, transformer_claims
+from replication.papers.local_to_global.transformer.claims import loss_claims, transformer_claims
+from replication.papers.local_to_global.transformer.settings import TransformerClaimSettings
 
 CHAIN = MarkovChain(0.5, 0.8)
 # H(pi) and the entropy rate of (p, q) = (0.5, 0.8), from the spec's formulas (§1): 0.6663 / 0.6190

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from conftest import l2g_transformer
-from replication.papers.local_to_global.model import (
+from replication.papers.local_to_global.transformer.model import (
     INITS,
     MarkovTransformer,
     TransformerConfig,
@@ -13,7 +13,7 @@ from replication.papers.local_to_global.model import (
     snapshot,
     stack_snapshots,
 )
-from replication.papers.local_to_global.tables import table1, table2, to_latex, to_markdown
+from replication.papers.local_to_global.transformer.tables import table1, table2, to_latex, to_markdown
 
 D, N = 8, 1024
 
@@ -179,7 +179,7 @@ def test_gradient_steps_keep_rank_one_value_only_with_alpha_on_the_input_side(si
 
 def test_the_configured_attention_path_is_the_one_that_runs(monkeypatch):
     """`attention: fast` runs the binary-token kernel (its result is the model's attention), `sdpa` never calls it."""
-    from replication.papers.local_to_global import model as model_module
+    from replication.papers.local_to_global.transformer import model as model_module
 
     original, calls = model_module.binary_token_attention, []
 

@@ -11,11 +11,11 @@ from test_claims_kinds import SETTINGS as CLAIMS_SETTINGS
 
 from conftest import TRAINING_SETTINGS, schema_defaults, shared_scope
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.structure import structure_table, top_share
-from replication.papers.local_to_global.train import NonFiniteLoss, train
-from replication.papers.local_to_global.transformer_claims import transformer_claims
-from replication.papers.local_to_global.transformer_plots import smoothed_losses
+from replication.papers.local_to_global.transformer.claims import transformer_claims
+from replication.papers.local_to_global.transformer.plots import smoothed_losses
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.structure import structure_table, top_share
+from replication.papers.local_to_global.transformer.train import NonFiniteLoss, train
 
 SETTINGS = {
     "model": {"d": 8, "context": 32, "mlp_ratio": 4},
@@ -191,7 +191,7 @@ def test_structure_table_keeps_the_asked_steps_only():
 
 def test_stream_seeds_are_fixed_63_bit_numbers():
     """Every figure's numbers hang on these: the same (seed, stream), the same torch seed, forever."""
-    from replication.papers.local_to_global.train import stream_seed
+    from replication.papers.local_to_global.transformer.train import stream_seed
 
     assert [stream_seed(1, 0), stream_seed(1, 1), stream_seed(7, 2)] == [
         3717377837946358015,

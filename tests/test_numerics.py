@@ -6,8 +6,8 @@ import pytest
 from conftest import TRAINING_SETTINGS
 from replication.papers.benign_overfitting.data import sample_gram_data
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.settings import run_settings
-from replication.papers.local_to_global.train import train
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.train import train
 from replication.perturbation import VARIABLE, Perturbation, parse, perturb
 
 SETTINGS = {

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from conftest import ROOT, run_snakemake
-from replication.papers.local_to_global import canonical
+from replication.papers.local_to_global.landscape import canonical
 from replication.papers.local_to_global.markov import MarkovChain
 
 

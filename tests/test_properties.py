@@ -12,9 +12,9 @@ from scipy.special import log_expit
 from replication.papers.benign_overfitting import metrics, model
 from replication.papers.benign_overfitting.data import head, sample_dataset
 from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram
-from replication.papers.local_to_global import canonical
 from replication.papers.local_to_global.data import sample_sequences
-from replication.papers.local_to_global.flow import integrate_flow
+from replication.papers.local_to_global.landscape import canonical
+from replication.papers.local_to_global.landscape.flow import integrate_flow
 from replication.papers.local_to_global.markov import MarkovChain
 
 FAST = settings(max_examples=12, deadline=None, derandomize=True, database=None)
@@ -154,10 +154,10 @@ def test_eq9_eq10_under_class_swap_and_permutation(case):
 def test_energy_is_conserved_along_clocked_flows_in_two_and_three_dimensions(chain, e, w, a):
     """Lemma 1 and its 3-D form E = e^2 - w^2 - sign(w) log|w| - 2a^2, along the flows the basins
     are measured with (the clocked field: the same orbits, another clock)."""
-    from replication.papers.local_to_global import canonical_attention
-    from replication.papers.local_to_global.flow import clocked_field
+    from replication.papers.local_to_global.landscape import canonical3d
+    from replication.papers.local_to_global.landscape.flow import clocked_field
 
-    for module, start in ((canonical, [e, w]), (canonical_attention, [e, w, a])):
+    for module, start in ((canonical, [e, w]), (canonical3d, [e, w, a])):
         field = clocked_field(chain, module.gap_derivatives)
         _, path = integrate_flow(field, np.array([start]), 20.0, np.linspace(0, 20, 6), method="DOP853", atol=1e-30)
         energy = module.energy(*np.moveaxis(path[:, 0], -1, 0))
@@ -187,7 +187,7 @@ def test_loss_at_the_closed_form_bias_is_the_minimum_over_the_bias_of_the_paper_
     cross-entropy of the paper's logits minimised over b numerically:
     z(x) = e^2 (1 + 2w|w|) x + b - e^2/2 (Sec. 2) and
     z(X) = e^2 [(X - 1/2)(1 + a e^2)(1 + 2w|w|) + w|w| |1 + a e^2|] + b (App. G)."""
-    from replication.papers.local_to_global import canonical_attention
+    from replication.papers.local_to_global.landscape import canonical3d
 
     s = 1 + 2 * w * abs(w)
 
@@ -202,7 +202,7 @@ def test_loss_at_the_closed_form_bias_is_the_minimum_over_the_bias_of_the_paper_
 
     for numerical, closed in (
         (two_d, canonical.loss(chain, e, w)),
-        (three_d, canonical_attention.loss(chain, e, w, a)),
+        (three_d, canonical3d.loss(chain, e, w, a)),
     ):
         best = minimize_scalar(numerical, bracket=(-30.0, 0.0, 30.0), tol=1e-12)
         assert float(closed) == pytest.approx(best.fun, rel=1e-9, abs=1e-12)

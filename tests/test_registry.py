@@ -123,6 +123,25 @@ def test_subpackages_bring_rules_captions_and_manifests(tmp_path, monkeypatch):
     assert paper.manifests == ("all", "big")
 
 
+def test_a_paper_split_into_parts_has_rules_and_captions_in_each(tmp_path, monkeypatch):
+    """Rules in any subpackage's rules/ folder, included in path order; a caption given as a path is
+    relative to the package, a bare name lies in the package's own report/."""
+    figures = (
+        '(Figure("figures/demo/fig1.pdf", "Fig. 1", "one.rst"), '
+        'Figure("figures/demo/fig2.pdf", "Fig. 2", "b/report/two.rst"))'
+    )
+    name = fake_papers(tmp_path, monkeypatch, {"demo": paper_source("demo", "1", figures=figures)})
+    folder = tmp_path / name / "demo"
+    for rules in ("b/rules/b.smk", "rules/top.smk", "a/rules/a.smk", "a/scripts/not_rules.smk", "a/rules/notes.txt"):
+        (folder / rules).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rules).write_text("")
+    (paper,) = discover()
+    assert paper.rules_files == [folder / "a/rules/a.smk", folder / "b/rules/b.smk", folder / "rules/top.smk"]
+    assert paper.caption("fig1") == str(folder / "report" / "one.rst")
+    assert paper.caption("fig2") == str(folder / "b" / "report" / "two.rst")
+    assert paper.caption_path(paper.figure("fig2")) == folder / "b" / "report" / "two.rst"
+
+
 def test_the_shipped_papers():
     found = registry.papers()
     assert [p.id for p in found] == ["local_to_global", "benign_overfitting"]  # 2406.03072 before 2409.17625

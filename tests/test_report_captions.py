@@ -38,7 +38,7 @@ def test_caption_files_exist():
     figures = [(paper, figure) for paper in papers() for figure in paper.figures]
     assert figures
     for paper, figure in figures:
-        assert paper.caption_file(figure).exists(), figure
+        assert paper.caption_path(figure).exists(), figure
 
 
 def docutils_messages(rst: str) -> list[str]:

@@ -10,7 +10,8 @@ import yaml
 from conftest import ROOT, shared_scope
 from replication.config import validate_config
 from replication.papers.benign_overfitting.settings import settings as bo_settings
-from replication.papers.local_to_global.settings import landscape_settings, transformer_settings
+from replication.papers.local_to_global.landscape.settings import landscape_settings
+from replication.papers.local_to_global.transformer.settings import transformer_settings
 from replication.settings import RuleParam, rule_param
 
 

@@ -33,8 +33,8 @@ def worker(args) -> None:
 
     from replication.config import validate_config
     from replication.io import write_csv
-    from replication.papers.local_to_global.settings import transformer_settings
-    from replication.papers.local_to_global.train import train
+    from replication.papers.local_to_global.transformer.settings import transformer_settings
+    from replication.papers.local_to_global.transformer.train import train
 
     torch.set_num_threads(1)
     config = validate_config(

@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from replication.papers.local_to_global import canonical_attention as attention
-from replication.papers.local_to_global.basins import MODELS, flow_endpoints
-from replication.papers.local_to_global.flow import integrate_flow
+from replication.papers.local_to_global.landscape import canonical3d
+from replication.papers.local_to_global.landscape.basins import MODELS, flow_endpoints
+from replication.papers.local_to_global.landscape.flow import integrate_flow
 from replication.papers.local_to_global.markov import MarkovChain
 
 
@@ -58,7 +58,7 @@ def main() -> None:
     for method in ("DOP853", "LSODA"):
         plain = timed(
             lambda method=method: integrate_flow(
-                attention.flow_gradient(chain), starts, args.flow_time, method=method, atol=1e-30
+                canonical3d.flow_gradient(chain), starts, args.flow_time, method=method, atol=1e-30
             )
         )
         print(

@@ -40,7 +40,7 @@ def phase_config(configfiles: list[str]):
     paper's smoke.yaml where they say ``settings: smoke``, as workflow/rules/common.smk does)."""
     from replication.config import apply_settings, update_config, validate_config
     from replication.papers.local_to_global.phase.settings import phase_settings
-    from replication.papers.local_to_global.settings import transformer_settings
+    from replication.papers.local_to_global.transformer.settings import transformer_settings
 
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     given = [yaml.safe_load(Path(path).read_text()) or {} for path in configfiles]

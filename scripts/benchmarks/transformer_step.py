@@ -26,9 +26,9 @@ import yaml
 
 from replication.config import validate_config
 from replication.papers.local_to_global.data import sample_sequences
-from replication.papers.local_to_global.model import initialise
-from replication.papers.local_to_global.settings import transformer_settings
-from replication.papers.local_to_global.train import make_model, stream_seed, train
+from replication.papers.local_to_global.transformer.model import initialise
+from replication.papers.local_to_global.transformer.settings import transformer_settings
+from replication.papers.local_to_global.transformer.train import make_model, stream_seed, train
 
 ROOT = Path(__file__).resolve().parents[2]
 # The paper settings of Fig. 4, read from the project's config so the benchmark cannot drift.

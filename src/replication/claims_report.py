@@ -135,15 +135,28 @@ def summary_line(claims: pd.DataFrame) -> str:
     )
 
 
+def settings_line(settings: dict | None) -> str:
+    """Which settings the claims were measured at: the tree's name and the sha256 of its record."""
+    if not settings:
+        return ""
+    kind = {"paper": "the papers' full settings", "smoke": "the tiny smoke settings, not the papers'"}
+    what = kind.get(settings["name"]) or f"a variant over {kind[settings.get('over') or 'paper']}"
+    return f"Settings: **{settings['name']}** ({what}; sha256 {settings['sha256'][:12]}, in `figures/settings.yaml`)."
+
+
 def claims_markdown(
     claims: pd.DataFrame,
+    settings: dict | None = None,
     title: str = "Claims of the papers, checked by the pipeline",
     data: str | os.PathLike = "results/claims.csv",
 ) -> str:
-    """A readable report: per paper, every claim with PASS, NOT REPRODUCED or its kind, and the reason."""
+    """A readable report: per paper, every claim with PASS, NOT REPRODUCED or its kind, and the
+    reason; ``settings`` (name, sha256) says which settings it shows; ``title`` and ``data`` (its
+    CSV) name a part of the claims (one manifest's)."""
     lines = [
         f"# {title}",
         "",
+        *([settings_line(settings), ""] if settings else []),
         summary_line(claims) + f" The data is in `{data}`; `runs` is the number of runs "
         "(seeds, cells) a claim is judged over and `holds in` the fraction of them in which it holds, "
         "with a 95% Clopper-Pearson interval.",

@@ -1,11 +1,11 @@
 """What a replicated paper provides: the contract between the core and a paper package.
 
 Each paper is a package ``replication.papers.<id>`` whose ``__init__`` defines ``PAPER``, a
-:class:`Paper`. Beside it: ``rules/*.smk`` (its Snakemake rules, included by the workflow; also
-``<subpackage>/rules/*.smk`` at any depth),
-``schema.yaml`` (its config section; ``$defs`` there join the shared ones), ``report/`` (the
-captions of its figures) and, optionally, ``smoke.yaml`` (tiny settings of its section, used when the
-config says ``settings: smoke``). Papers import this module; ``replication.registry`` finds them.
+:class:`Paper`. Beside it: ``rules/*.smk`` (its Snakemake rules, included by the workflow; in the
+package or any of its subpackages, ``<part>/rules/*.smk``), ``schema.yaml`` (its config section;
+``$defs`` there join the shared ones), ``report/`` (the captions of its figures, likewise in a
+subpackage where its rules are) and, optionally, ``smoke.yaml`` (tiny settings of its section, used
+when the config says ``settings: smoke``). Papers import this module; ``replication.registry`` finds them.
 Cheap to import: the workflow imports it while it parses.
 """
 
@@ -26,8 +26,8 @@ class Figure:
 
     path: str
     figure: str
-    # reStructuredText: a file name under the paper's report/ folder, or a path relative to the
-    # paper's package (``<subpackage>/report/<file>``).
+    # Its reStructuredText file: a path relative to the paper's package ("transformer/report/fig3.rst"),
+    # or a bare file name, in the package's own report/ folder ("fig3.rst").
     caption: str
     # The manifest (figures/<manifest>) that lists it: "all" is the laptop set that `make figures`
     # builds and the references cover; another name is a set of its own with its own target.
@@ -77,7 +77,7 @@ class Paper:
 
     @property
     def rules_files(self) -> list[Path]:
-        """Every ``rules/*.smk`` in the package and its subpackages, sorted by path."""
+        """Every ``rules/*.smk`` of the package and of its subpackages, by path (the workflow's include order)."""
         return sorted(self.package_dir.glob("**/rules/*.smk"))
 
     @property
@@ -105,13 +105,14 @@ class Paper:
                 return figure
         raise KeyError(f"{self.id}: no figure {path}; registered: {', '.join(f.path for f in self.figures)}")
 
+    def caption_path(self, figure: Figure) -> Path:
+        """The caption file of one of its figures (``Figure.caption`` resolved)."""
+        caption = Path(figure.caption)
+        return self.package_dir / (caption if caption.parent != Path(".") else Path("report") / caption)
+
     def caption(self, stem: str) -> str:
         """The caption file of figure ``stem``, as a path for Snakemake's ``report()``."""
-        return str(self.caption_file(self.figure(stem)))
-
-    def caption_file(self, figure: Figure) -> Path:
-        """Where a figure's caption lies: under report/, or the package-relative path it names."""
-        return self.package_dir / (figure.caption if "/" in figure.caption else Path("report") / figure.caption)
+        return str(self.caption_path(self.figure(stem)))
 
     @property
     def manifests(self) -> tuple[str, ...]:

@@ -17,11 +17,12 @@ MANIFEST = FIGURES_ROOT / "all"
 MANIFEST_COLUMNS = ["path", "sha256", "paper", "figure"]
 
 
-def manifest_rows(records: list[dict]) -> pd.DataFrame:
-    """The manifest of ``records`` (path, paper, figure), each with the sha256 of its file."""
+def manifest_rows(records: list[dict], tree: str | os.PathLike = "") -> pd.DataFrame:
+    """The manifest of ``records`` (path, paper, figure), each with the sha256 of its file; the paths
+    are relative to ``tree`` (a sweep's point, where the workflow runs as a module)."""
     rows = []
     for record in records:
-        digest = hashlib.sha256(Path(record["path"]).read_bytes()).hexdigest()
+        digest = hashlib.sha256((Path(tree) / record["path"]).read_bytes()).hexdigest()
         rows.append({"path": record["path"], "sha256": digest, "paper": record["paper"], "figure": record["figure"]})
     return pd.DataFrame(rows, columns=MANIFEST_COLUMNS)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# The checkout (or installed tree) that holds workflow/, config/ and the committed references.
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FIGURES_ROOT = Path("figures")
 
 

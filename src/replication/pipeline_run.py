@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from .io import remove_stale_temporaries
-from .snakemake_command import snakemake_command, snakemake_executable
+from .snakemake_command import SNAKEFILE, snakemake_command, snakemake_executable
 
 LOCK_NAME = "run.flock"
 OUTPUT_FOLDERS = ("results", "figures")  # where jobs write, atomically
@@ -84,12 +84,15 @@ def stale_locks(workdir: Path) -> list[Path]:
     return sorted(locks.iterdir()) if locks.is_dir() else []
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, exec_: bool = True) -> int:
+    """Run Snakemake under the run lock; ``exec_``: become Snakemake (else wait for it, return its code)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--directory", default=".", help="the working folder of the run (default: here)")
+    parser.add_argument("--snakefile", default=str(SNAKEFILE), help="the workflow (default: the project's)")
     parser.add_argument("snakemake_args", nargs=argparse.REMAINDER, help="targets and options for Snakemake, after --")
     args = parser.parse_args(argv)
     workdir = Path(args.directory).resolve()
+    snakefile = Path(args.snakefile).resolve()
     rest = args.snakemake_args[1:] if args.snakemake_args[:1] == ["--"] else args.snakemake_args
     try:
         fd = take_run_lock(workdir)
@@ -101,9 +104,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Removed {len(removed)} partial file(s) of writes cut short by a killed run", flush=True)
     if stale_locks(workdir):
         print(f"Clearing the Snakemake lock left by a run that no longer exists in {workdir}", flush=True)
-        subprocess.run(snakemake_command(workdir, *rest, "--unlock"), check=True, pass_fds=(fd,))
+        subprocess.run(snakemake_command(workdir, *rest, "--unlock", snakefile=snakefile), check=True, pass_fds=(fd,))
+    run = snakemake_command(workdir, "--rerun-incomplete", *rest, snakefile=snakefile)
+    if not exec_:
+        return subprocess.run(run, pass_fds=(fd,)).returncode
     # exec: Snakemake becomes this process and keeps the lock, as do the jobs it starts.
-    os.execv(snakemake_executable(), snakemake_command(workdir, "--rerun-incomplete", *rest))
+    os.execv(snakemake_executable(), run)
     return 0  # not reached
 
 

@@ -7,9 +7,11 @@ from snakemake.common.configfile import load_configfile
 
 from replication.config import apply_settings, validate_config
 from replication.errors import ConfigError
+from replication.paths import PROJECT_ROOT
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 from replication.registry import papers
 from replication.settings import rule_param  # typed settings as params that trigger reruns
+from replication.variants import check_tree, record_of
 
 # Every paper package under src/replication/papers/ (replication.registry); the Snakefile includes their rules.
 PAPERS = papers()
@@ -17,24 +19,34 @@ PAPERS = papers()
 
 # The papers' full settings are the default wherever the workflow runs (e.g. --directory);
 # --configfile and --config values are merged over them.
-configfile: str(Path(workflow.basedir).parent / "config" / "config.yaml")
+configfile: str(PROJECT_ROOT / "config" / "config.yaml")
 
+
+# TREE: "" here; "<point>/" where a sweep includes this workflow as a module (replication.sweeps).
+TREE = workflow.modifier.path_modifier.prefix or ""
 
 try:
     # settings: smoke (config/smoke.yaml): each paper's smoke.yaml over its settings; what the
     # command line gives (Snakemake keeps --config values in config_settings.config) still wins.
-    apply_settings(
-        config,
-        [load_configfile(path) for path in workflow.config_settings.configfiles or ()]
-        + [workflow.config_settings.config or {}],
-    )
-    validate_config(config, Path(workflow.basedir) / "schemas" / "config.schema.yaml")
+    # A sweep's module gets its config resolved already (replication.variants.resolve).
+    if not TREE:
+        apply_settings(
+            config,
+            [load_configfile(path) for path in workflow.config_settings.configfiles or ()]
+            + [workflow.config_settings.config or {}],
+        )
+    validate_config(config, PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml")
+    # A tree holds one set of settings (figures/settings.yaml): other settings go to a variant.
+    check_tree(config, Path(TREE or "."))
 except ConfigError as error:
     # One clear line, no traceback: the key and what it allows.
     sys.exit(f"Invalid config: {error}")
 
+# What the tree's figures are made with: name (paper, smoke or the variant's), sha256 and settings.
+SETTINGS_RECORD = record_of(config)
+
 # Absolute: the papers' rule files live in their packages.
-ENVIRONMENT = str(Path(workflow.basedir).parent / "environment.yml")
+ENVIRONMENT = str(PROJECT_ROOT / "environment.yml")
 
 # Every figure target of every paper, by manifest (registry.Figure.manifest): {"path": pdf,
 # "paper": ..., "figure": ...}. figures/<manifest> lists them; "all" is the laptop set, the one
@@ -82,10 +94,12 @@ def figure_outputs(paper, pdf, subcategory=None):
     figure = next((f for f in paper.figures if pattern.match(f.path)), None)
     if figure is None:
         raise ValueError(f"{paper.id}: {pdf} is not in the paper's figure list")
-    caption = str(paper.caption_file(figure))
+    caption = str(paper.caption_path(figure))
     category = paper.name
+    # The report says which settings each image shows (the tree's record, checked above).
+    labels = {"figure": f"{figure.figure} ({paths['png'].name})", "settings": SETTINGS_RECORD["name"]}
     return {
         "pdf": str(paths["pdf"]),
-        "png": report(str(paths["png"]), caption=caption, category=category, subcategory=subcategory),
+        "png": report(str(paths["png"]), caption=caption, category=category, subcategory=subcategory, labels=labels),
         "csv": str(paths["csv"]),
     }

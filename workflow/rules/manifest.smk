@@ -1,6 +1,21 @@
 # figures/all: included last, once every rule file has registered its figures.
 
 
+rule settings_record:
+    """figures/settings.yaml: the settings of this tree (validated, defaults filled in), its name and sha256."""
+    output:
+        "figures/settings.yaml",
+    log:
+        "logs/settings_record.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        record=SETTINGS_RECORD,
+    script:
+        "../../scripts/settings_record.py"
+
+
 rule figures_manifest:
     """figures/all: one line per figure, and the claims report, with sha256 and what it reproduces;
     figures/provenance.json beside it: the code, config, software and machine that made them."""
@@ -8,6 +23,7 @@ rule figures_manifest:
         [path for record in FIGURES for path in figure_files(record["path"])],
         [record["path"] for record in TABLES],
         rules.claims_report.output.md,
+        rules.settings_record.output,
     output:
         manifest="figures/all",
         provenance="figures/provenance.json",
@@ -19,8 +35,15 @@ rule figures_manifest:
     params:
         # The config that made the figures; how they are compared (diff) does not make them.
         config={key: value for key, value in config.items() if key != "diff"},
-        project_root=str(Path(workflow.basedir).parent),
-        figures=FIGURES + TABLES + [{"path": CLAIMS_REPORT, "paper": "all", "figure": "claims report"}],
+        project_root=str(PROJECT_ROOT),
+        figures=FIGURES
+        + TABLES
+        + [
+            {"path": CLAIMS_REPORT, "paper": "all", "figure": "claims report"},
+            {"path": "figures/settings.yaml", "paper": "all", "figure": "settings"},
+        ],
+        settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
+        tree=TREE,
     script:
         "../../scripts/figures_manifest.py"
 

@@ -9,7 +9,7 @@ perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops th
 CLAIMS_REPORT = "figures/claims.md"
 # The other manifests' claims reports: only the rows of their own tables (no spec catalogue).
 OTHER_MANIFESTS = [manifest for manifest in MANIFESTS if manifest != "all"]
-REFERENCE_SET = reference_set_dir(config["diff"], Path(workflow.basedir).parent)
+REFERENCE_SET = reference_set_dir(config["diff"], PROJECT_ROOT)
 
 
 rule claims_report:
@@ -25,6 +25,7 @@ rule claims_report:
     conda:
         ENVIRONMENT
     params:
+        settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
         complete=True,
         title="Claims of the papers, checked by the pipeline",
     script:

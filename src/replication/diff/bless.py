@@ -25,7 +25,7 @@ def bless(
     ensemble: dict | None = None,
 ) -> list[str]:
     """Make ``dest`` the reference set of every figure in ``<workdir>/figures/all``: PNG and CSV,
-    the run's ``provenance.json`` and, given ensemble ``members`` (runs of the same pipeline under
+    the run's ``provenance.json`` and ``settings.yaml`` and, given ensemble ``members`` (runs of the same pipeline under
     perturbed numerics), ``envelope.csv``; ``ensemble`` fields are added to the provenance.
 
     Every other file in ``dest`` is removed, so the set is exactly the pipeline's figures. Returns
@@ -47,6 +47,12 @@ def bless(
     provenance.update({f"ensemble_{name}": value for name, value in (ensemble or {}).items()})
     write_provenance(provenance, dest / "provenance.json")
     wanted.add(dest / "provenance.json")
+    # The settings the set was made with (figures/settings.yaml of the run), beside its figures.
+    record = workdir / FIGURES_ROOT / "settings.yaml"
+    if record.exists():
+        with atomic_path(dest / record.name) as tmp:
+            shutil.copyfile(record, tmp)
+        wanted.add(dest / record.name)
     if members:
         wanted.add(write_envelope(measure_envelope(workdir, list(members), image_rms_between), dest))
     for stale in [p for p in dest.rglob("*") if p.is_file() and p not in wanted]:

@@ -53,6 +53,18 @@ def side_by_side(images: list[np.ndarray], gap: int = 16, height: int | None = N
     return canvas
 
 
+def padded(images: list[np.ndarray]) -> list[np.ndarray]:
+    """Images on white canvases of their common (largest) size, top-left aligned: a title that grew
+    by a digit changes a PNG's size, and the two must still be comparable pixel by pixel."""
+    rows, cols = max(im.shape[0] for im in images), max(im.shape[1] for im in images)
+    out = []
+    for im in images:
+        canvas = np.full((rows, cols, 3), 255, np.uint8)
+        canvas[: im.shape[0], : im.shape[1]] = im
+        out.append(canvas)
+    return out
+
+
 def _rms_and_difference(actual: str | os.PathLike, expected: str | os.PathLike) -> tuple[float, np.ndarray | None]:
     """RMS (0-255 scale) by ``matplotlib.testing.compare.compare_images`` and its difference image
     (None when the images are identical)."""
@@ -86,6 +98,13 @@ def compare_image(
     save_png(side_by_side([ref, got]), out_prefix.with_name(out_prefix.name + ".png"))
     diff_path = out_prefix.with_name(out_prefix.name + "-diff.png")
     if ref.shape != got.shape:
+        # Still drawn: the difference on a common canvas shows what moved; the size change fails.
+        with tempfile.TemporaryDirectory() as scratch:
+            ref_padded, got_padded = padded([ref, got])
+            save_png(ref_padded, Path(scratch) / "reference.png")
+            save_png(got_padded, Path(scratch) / "regenerated.png")
+            _, difference = _rms_and_difference(Path(scratch) / "regenerated.png", Path(scratch) / "reference.png")
+        save_png(np.zeros_like(ref_padded) if difference is None else difference, diff_path)
         return ImageResult(
             False, np.nan, f"image size {got.shape[1]}x{got.shape[0]}, reference {ref.shape[1]}x{ref.shape[0]}"
         )

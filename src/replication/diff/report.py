@@ -58,3 +58,60 @@ def report_html(
         quantity_columns=QUANTITY_COLUMNS,
         external=external,
     )
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return frame.to_dict("records")
+
+
+def compare_html(context: dict) -> str:
+    """The page of ``make compare``: the diff report's look, with settings and claims first."""
+    figures = context["figures"]
+    return _ENVIRONMENT.get_template("compare.html").render(
+        a=context["a"].label,
+        b=context["b"].label,
+        k=context["k"],
+        envelope_dir=context["envelope_dir"],
+        settings=_records(context["settings"]),
+        claims=_records(context["claims"]),
+        verdicts=_records(context["verdicts"]),
+        quantities={key: _records(group) for key, group in figures.groupby("key") if group.quantity.notna().any()},
+        quantity_columns=["quantity", "deviation", "tolerance", "margin", "envelope", "x_envelope"],
+        panels=context["panels"],
+    )
+
+
+def _markdown_table(frame: pd.DataFrame) -> str:
+    if frame.empty:
+        return "(none)"
+    cells = frame.map(lambda value: cell(value).replace("|", "\\|"))
+    return cells.to_markdown(index=False, disable_numparse=True)
+
+
+def compare_markdown(context: dict) -> str:
+    a, b, verdicts = context["a"].label, context["b"].label, context["verdicts"]
+    moved = verdicts[verdicts.status == "moved"]
+    lines = [
+        f"# {b} against {a}",
+        "",
+        f"{len(context['settings'])} settings differ; {len(context['claims'])} claims changed verdict; "
+        f"{len(moved)} of {len(verdicts)} figures moved beyond numerical noise (the rule of `make diff`: "
+        f"|B - A| > {context['k']:g} x envelope + floors; envelopes of `{context['envelope_dir']}`).",
+        "",
+        "## Settings that differ",
+        "",
+        _markdown_table(context["settings"]),
+        "",
+        "## Claims whose verdict changed",
+        "",
+        _markdown_table(context["claims"]),
+        "",
+        "## Figures",
+        "",
+        "`margin`: the largest deviation / its tolerance (above 1: moved); `x_envelope`: that deviation as a "
+        "multiple of the figure's numerical-noise envelope.",
+        "",
+        _markdown_table(verdicts),
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,20 +1,15 @@
-"""Local to Global (arXiv 2406.03072): Markov data, canonical low-rank models, transformers."""
+"""Local to Global (arXiv 2406.03072): Markov data, canonical low-rank models, transformers.
 
-from pathlib import Path
-
-import yaml
+Two halves, each a subpackage with its rules, scripts and captions beside its code: ``landscape``
+(the canonical models' loss landscape and gradient flow: Figs. 1, 2, 5 and the basins) and
+``transformer`` (the single-layer transformer: Figs. 3, 4, 6, Tables 1, 2). Shared here: the
+Markov chain (``markov``), its sampled sequences (``data``), the config section (``schema.yaml``,
+``smoke.yaml``) and its checks (``config_checks``).
+"""
 
 from replication.contract import Figure, Paper, SpecClaim, Table
 
 from .config_checks import check_config
-
-_TRANSFORMER = yaml.load(Path(__file__).with_name("schema.yaml").read_text(), Loader=yaml.CSafeLoader)["properties"][
-    "transformer"
-]
-# Listed once, as the config's allowed values (schema.yaml): the transformer's initialisations and
-# attention implementations.
-INITS = tuple(_TRANSFORMER["$defs"]["experiment"]["properties"]["inits"]["items"]["enum"])
-ATTENTIONS = tuple(_TRANSFORMER["properties"]["attention"]["enum"])
 
 _FIGURES = "figures/local_to_global"
 
@@ -25,16 +20,24 @@ PAPER = Paper(
     arxiv="2406.03072",
     rule_prefix="l2g",
     figures=(
-        Figure(f"{_FIGURES}/fig1.pdf", "Fig. 1", "fig1.rst"),
-        Figure(f"{_FIGURES}/fig2.pdf", "Fig. 2", "fig2.rst"),
-        Figure(f"{_FIGURES}/fig5.pdf", "Fig. 5", "fig5.rst"),
-        Figure(f"{_FIGURES}/basins.pdf", "Basins of initialisation (beyond the paper)", "basins.rst"),
-        Figure(f"{_FIGURES}/fig3.pdf", "Fig. 3", "fig3.rst"),
-        Figure(f"{_FIGURES}/fig4.pdf", "Fig. 4", "fig4.rst"),
-        Figure(f"{_FIGURES}/fig4_long.pdf", "Fig. 4 (longer horizon)", "fig4_long.rst"),
-        Figure(f"{_FIGURES}/fig6.pdf", "Fig. 6", "fig6.rst"),
-        Figure(f"{_FIGURES}/fig3_ablation.pdf", "Fig. 3 (ablation: the authors' settings)", "ablation.rst"),
-        Figure(f"{_FIGURES}/fig6_ablation.pdf", "Fig. 6 (ablation: the authors' settings)", "ablation.rst"),
+        Figure(f"{_FIGURES}/fig1.pdf", "Fig. 1", "landscape/report/fig1.rst"),
+        Figure(f"{_FIGURES}/fig2.pdf", "Fig. 2", "landscape/report/fig2.rst"),
+        Figure(f"{_FIGURES}/fig5.pdf", "Fig. 5", "landscape/report/fig5.rst"),
+        Figure(f"{_FIGURES}/basins.pdf", "Basins of initialisation (beyond the paper)", "landscape/report/basins.rst"),
+        Figure(f"{_FIGURES}/fig3.pdf", "Fig. 3", "transformer/report/fig3.rst"),
+        Figure(f"{_FIGURES}/fig4.pdf", "Fig. 4", "transformer/report/fig4.rst"),
+        Figure(f"{_FIGURES}/fig4_long.pdf", "Fig. 4 (longer horizon)", "transformer/report/fig4_long.rst"),
+        Figure(f"{_FIGURES}/fig6.pdf", "Fig. 6", "transformer/report/fig6.rst"),
+        Figure(
+            f"{_FIGURES}/fig3_ablation.pdf",
+            "Fig. 3 (ablation: the authors' settings)",
+            "transformer/report/ablation.rst",
+        ),
+        Figure(
+            f"{_FIGURES}/fig6_ablation.pdf",
+            "Fig. 6 (ablation: the authors' settings)",
+            "transformer/report/ablation.rst",
+        ),
         # The phase diagram over (p, q): its own manifest, figures/phase (hours of CPU, a cluster's workload).
         Figure(
             f"{_FIGURES}/phase_heatmaps.pdf",

@@ -11,8 +11,8 @@ import pandas as pd
 
 from replication.claims import Claim, not_checkable, over_runs
 
-from ..settings import TransformerClaimSettings
-from ..structure import structure_table
+from ..transformer.settings import TransformerClaimSettings
+from ..transformer.structure import structure_table
 from .settings import PhaseSettings
 
 PAPER = "Local to Global"

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..transformer_plots import INIT_LABELS
+from ..transformer.plots import INIT_LABELS
 from .cells import canonical_prediction
 
 HEATMAP_PANELS = (

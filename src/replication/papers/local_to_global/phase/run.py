@@ -11,8 +11,8 @@ import pandas as pd
 import torch
 
 from ..markov import MarkovChain
-from ..settings import RunSettings
-from ..train import Monitor, train
+from ..transformer.settings import RunSettings
+from ..transformer.train import Monitor, train
 from .measures import chain_cross_entropy, closed_fraction, settled_since, unigram_cross_entropy
 from .settings import StopSettings
 

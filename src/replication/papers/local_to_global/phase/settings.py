@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from replication.settings import from_mapping
 
 from ..markov import MarkovChain
-from ..settings import RunSettings, TransformerSettings
+from ..transformer.settings import RunSettings, TransformerSettings
 
 # The line p + q = 1 (i.i.d. data, no gap to close) is left out of the grid; float sums such as
 # 0.7 + 0.3 miss 1 by rounding only.

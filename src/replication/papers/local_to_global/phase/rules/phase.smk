@@ -15,7 +15,7 @@ from replication.papers.local_to_global.phase.settings import (
     phase_run_settings,
     phase_settings,
 )
-from replication.papers.local_to_global.settings import transformer_settings
+from replication.papers.local_to_global.transformer.settings import transformer_settings
 
 L2G_PHASE = phase_settings(config["local_to_global"])
 L2G_PHASE_TRANSFORMER = transformer_settings(config["local_to_global"])  # the shared training settings

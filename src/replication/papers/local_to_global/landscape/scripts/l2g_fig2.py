@@ -1,0 +1,12 @@
+"""Fig. 2 of Local to Global: critical sets of the (e, w, a) model and the integrated flows."""
+
+import pandas as pd
+
+from replication.io import log_to
+from replication.papers.local_to_global.landscape.plots import canonical3d_landscape
+from replication.plotting import apply_style, save_figure
+
+log_to(snakemake.log[0])
+apply_style()
+figure, data = canonical3d_landscape(pd.read_csv(snakemake.input.flows), snakemake.params.settings, zoomed=False)
+save_figure(figure, snakemake.output.pdf, data)

@@ -1,0 +1,17 @@
+"""Train one (experiment, init, seed) run of Local to Global: losses (CSV) and checkpoints (.npz)."""
+
+import torch
+
+from replication.io import log_to
+from replication.papers.local_to_global.transformer.train import train_and_write
+
+log_to(snakemake.log[0])
+torch.set_num_threads(snakemake.threads)
+train_and_write(
+    snakemake.params.settings,
+    snakemake.wildcards.init,
+    int(snakemake.wildcards.seed),
+    snakemake.params.run,
+    snakemake.output.losses,
+    snakemake.output.checkpoints,
+)

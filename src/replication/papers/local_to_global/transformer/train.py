@@ -1,0 +1,213 @@
+"""Training a single-layer transformer on a Markov chain (spec §4): seeded, bulk data, few host syncs.
+
+``settings`` are one run's typed settings (settings.RunSettings: the ``local_to_global.transformer``
+config section merged with one experiment; every key is described in the paper's schema.yaml).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm import tqdm
+
+from replication.perturbation import perturb_module
+
+from ..data import BatchStream
+from ..markov import MarkovChain
+from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
+from .settings import RunSettings
+
+log = logging.getLogger("replication")
+
+# Independent random streams of one run, all derived from its seed.
+_INIT, _TRAIN, _TEST = range(3)
+
+
+class NonFiniteLoss(RuntimeError):
+    """A training or test loss became NaN or infinite."""
+
+
+@dataclass
+class TrainResult:
+    losses: pd.DataFrame  # step, lr, train_loss (update `step`'s batch), test_loss (fresh batch at `step`)
+    checkpoints: dict[str, np.ndarray]  # "step" (K,) and one (K, *shape) array per parameter
+    final: dict[str, np.ndarray]  # every parameter after the last step taken (the stop or the end)
+
+
+def stream_seed(seed: int, stream: int) -> int:
+    return int(np.random.SeedSequence([seed, stream]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def resolve_device(requested: str) -> torch.device:
+    """CUDA only when asked for and present; CPU otherwise (with a warning if CUDA was asked for)."""
+    if requested == "cuda" and not torch.cuda.is_available():
+        log.warning("device 'cuda' requested but not available; training on the CPU")
+        return torch.device("cpu")
+    return torch.device(requested)
+
+
+def make_model(settings: RunSettings) -> MarkovTransformer:
+    return MarkovTransformer(TransformerConfig.from_settings(settings))
+
+
+def make_optimizer(model: MarkovTransformer, settings: RunSettings) -> torch.optim.Optimizer:
+    """AdamW or SGD; weight decay on every parameter but those listed in ``no_decay``."""
+    opt = settings.optimizer
+    no_decay = set(opt.no_decay)
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if n not in no_decay], "weight_decay": opt.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if n in no_decay], "weight_decay": 0.0},
+    ]
+    if opt.name == "adamw":
+        return torch.optim.AdamW(groups, lr=opt.lr, betas=tuple(opt.betas), foreach=True)
+    return torch.optim.SGD(groups, lr=opt.lr, momentum=opt.momentum, foreach=True)
+
+
+def make_schedule(optimizer: torch.optim.Optimizer, settings: RunSettings, steps: int):
+    """One-cycle cosine (warm-up then cosine decay) over the run, or a constant lr."""
+    schedule, lr = settings.schedule, settings.optimizer.lr
+    if schedule.name == "constant":
+        return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+    return torch.optim.lr_scheduler.OneCycleLR(
+        optimizer,
+        max_lr=lr,
+        # ``horizon``: the cycle spans a longer run than this one (the run stops before it ends).
+        total_steps=max(steps, schedule.horizon or steps, 2),
+        pct_start=schedule.warmup,
+        anneal_strategy="cos",
+        cycle_momentum=False,
+        div_factor=schedule.div_factor,
+        final_div_factor=schedule.final_div_factor,
+    )
+
+
+def _check_finite(name: str, what: str, losses: torch.Tensor, steps: torch.Tensor) -> None:
+    bad = ~torch.isfinite(losses)
+    if bool(bad.any()):
+        first = int(bad.nonzero()[0, 0])
+        raise NonFiniteLoss(f"{name}: {what} loss is {losses[first].item()} at step {int(steps[first])}")
+
+
+class Monitor:
+    """Watches a run's test evaluations and may end it early (the phase diagram's stopping rule).
+
+    ``evaluated`` sees every test batch with its loss; ``should_stop`` is asked once per chunk (one
+    host sync), and a True ends the run after that chunk's last step.
+    """
+
+    def evaluated(self, step: int, x: torch.Tensor, y: torch.Tensor, loss: torch.Tensor) -> None:
+        pass
+
+    def should_stop(self, step: int) -> bool:
+        return False
+
+
+def train(
+    chain: MarkovChain,
+    init: str,
+    seed: int,
+    settings: RunSettings,
+    name: str = "run",
+    progress: bool = True,
+    monitor: Monitor | None = None,
+) -> TrainResult:
+    """Train from ``init`` with every random draw from ``seed``; raise NonFiniteLoss naming ``name`` and the step.
+
+    A ``monitor`` that asks to stop ends the run early: the learning-rate schedule stays that of the
+    full run (or its ``horizon``), and the losses end at the last step taken.
+    """
+    device = resolve_device(settings.device)
+    steps, every = settings.steps, settings.eval_every
+    batch, context, chunk = settings.batch_size, settings.model.context, settings.chunk
+    ckpt_steps = sorted({s for s in settings.checkpoints if s <= steps})
+
+    # Initialise on the CPU so that every device starts from the same parameters.
+    generator = torch.Generator().manual_seed(stream_seed(seed, _INIT))
+    if settings.embedding == "two_symbol":
+        from .ablation import build_two_symbol  # the authors' vocabulary-2 embedding (Fig. 3 ablation)
+
+        model = build_two_symbol(settings, generator)
+    else:
+        model = initialise(make_model(settings), init, settings.sigma, generator, settings.rank_one_value)
+    perturb_module(model, f"transformer/{name}")  # numerical-noise ensembles only; a no-op otherwise
+    model = model.to(device)
+    optimizer = make_optimizer(model, settings)
+    schedule = make_schedule(optimizer, settings, steps)
+    train_data = BatchStream(chain, batch, context, stream_seed(seed, _TRAIN), chunk, device)
+    test_data = BatchStream(chain, batch, context, stream_seed(seed, _TEST), chunk, device)
+
+    # Losses stay on the device until a chunk ends: one host sync per chunk, not per step.
+    train_loss = torch.full((steps + 1,), float("nan"), device=device)
+    test_loss = torch.full((steps + 1,), float("nan"), device=device)
+    lrs = np.full(steps + 1, np.nan)
+    snapshots = []
+
+    def evaluate(step):
+        if step % every == 0:
+            model.eval()
+            with torch.no_grad():
+                x, y = next(test_data)
+                test_loss[step] = model.loss(x, y)
+                if monitor is not None:
+                    monitor.evaluated(step, x, y, test_loss[step])
+            model.train()
+        if step in ckpt_steps:
+            snapshots.append(snapshot(model))
+
+    evaluate(0)
+    _check_finite(name, "test", test_loss[:1], torch.zeros(1, dtype=torch.long))
+    bar = tqdm(total=steps, desc=name, file=sys.stderr, disable=not progress, mininterval=2.0)
+    last = steps
+    for start in range(1, steps + 1, chunk):
+        stop = min(start + chunk, steps + 1)
+        for step in range(start, stop):
+            lrs[step] = schedule.get_last_lr()[0]
+            loss = model.loss(*next(train_data))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            perturb_module(model, f"transformer/{name}/step{step}")  # ensembles only: rounding noise of each step
+            schedule.step()
+            train_loss[step] = loss.detach()
+            evaluate(step)
+        window = torch.arange(start, stop)
+        _check_finite(name, "training", train_loss[start:stop], window)
+        tested = window[window % every == 0]
+        _check_finite(name, "test", test_loss[tested.to(device)], tested)
+        bar.update(stop - start)
+        last_test = test_loss[tested[-1]].item() if len(tested) else float("nan")
+        bar.set_postfix(train=f"{train_loss[stop - 1].item():.4f}", test=f"{last_test:.4f}", refresh=False)
+        if monitor is not None and stop <= steps and monitor.should_stop(stop - 1):
+            last = stop - 1
+            break
+    bar.close()
+
+    losses = pd.DataFrame(
+        {
+            "step": np.arange(last + 1),
+            "lr": lrs[: last + 1],
+            "train_loss": train_loss[: last + 1].cpu().numpy().astype(float),
+            "test_loss": test_loss[: last + 1].cpu().numpy().astype(float),
+        }
+    )
+    checkpoints = {"step": np.array(ckpt_steps), **stack_snapshots(snapshots)} if snapshots else {"step": np.array([])}
+    final = {name: value.detach().cpu().numpy() for name, value in model.named_parameters()}
+    return TrainResult(losses, checkpoints, final)
+
+
+def train_and_write(settings: RunSettings, init: str, seed: int, run: str, losses_path, checkpoints_path) -> None:
+    """One run of a figure or of an ablation variant, logged and written atomically (losses CSV, checkpoints)."""
+    from replication.io import write_csv, write_npz
+
+    log = logging.getLogger("replication")
+    log.info("run %s: %s", run, {k: getattr(settings, k) for k in ("steps", "eval_every", "checkpoints", "device")})
+    result = train(settings.chain, init, seed, settings, name=run)
+    final = result.losses.dropna(subset=["test_loss"]).iloc[-1]
+    log.info("run %s: final test loss %.4f at step %d", run, final.test_loss, final.step)
+    write_npz(checkpoints_path, **result.checkpoints)
+    write_csv(result.losses, losses_path)
