@@ -20,7 +20,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env figures test lint format docs report clean diff bless bless-config bless-smoke timings mutation compare sweep
+.PHONY: env figures test lint format docs report clean diff bless bless-config bless-smoke timings mutation compare sweep phase
 
 env: $(VENV)/.installed
 
@@ -48,6 +48,11 @@ compare: env
 # Every point of config/sweeps/$(SWEEP).yaml in one Snakemake run, then sweeps/$(SWEEP)/summary.*.
 sweep: env
 	$(BIN)/python -m replication.sweeps $(SWEEP) -- --cores $(CORES)
+
+# The phase diagram over (p, q) (figures/phase, its claims in figures/phase_claims.md): a cluster-sized
+# workload (about 2 CPU-hours on 2 cores; docs/phase-diagram.md), not part of figures/all.
+phase: env
+	$(PIPELINE) figures/phase --cores $(CORES) --configfile $(abspath $(CONFIG))
 
 test: env
 	$(BIN)/python -m pytest

@@ -50,7 +50,7 @@ def shared_scope(fixture_name: str, config) -> str:
 
 
 def _runs_snakemake(item: pytest.Item) -> bool:
-    if "smoke_run" in getattr(item, "fixturenames", ()):
+    if {"smoke_run", "phase_smoke_run"} & set(getattr(item, "fixturenames", ())):
         return True
     function = getattr(item, "function", None)
     try:
@@ -112,6 +112,14 @@ def smoke_run(tmp_path_factory) -> Path:
     """A complete smoke pipeline (config/smoke.yaml): every figure and results file."""
     workdir = tmp_path_factory.mktemp("smoke")
     run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/all")
+    return workdir
+
+
+@pytest.fixture(scope="session")
+def phase_smoke_run(tmp_path_factory) -> Path:
+    """The phase diagram at smoke settings (figures/phase: a few cells, tens of steps)."""
+    workdir = tmp_path_factory.mktemp("phase_smoke")
+    run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/phase")
     return workdir
 
 
