@@ -5,6 +5,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORES  ?= all
 CONFIG ?= config/config.yaml
+# Every installed version, transitive ones too (`make lock` writes it from pyproject.toml).
+LOCK   := requirements/lock.txt
 # Where the pipeline runs (outputs land there): the paper tree here, another CONFIG's tree in
 # variants/<its name> (config/smoke.yaml: variants/smoke); a scratch folder keeps figures/ as it is.
 WORKDIR ?= $(if $(filter config/config.yaml,$(CONFIG)),.,variants/$(basename $(notdir $(CONFIG))))
@@ -20,16 +22,27 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env figures test lint format docs report clean diff bless bless-config bless-smoke timings mutation compare sweep phase
+.PHONY: env lock figures test lint format docs report rulegraph clean diff bless bless-config bless-smoke timings mutation compare sweep phase
 
 env: $(VENV)/.installed
 
-# Rebuilt only when the pinned dependencies change.
-$(VENV)/.installed: pyproject.toml
+# Every version, transitive ones included, from the lock (hashes checked; pip resolves nothing),
+# then this checkout, editable; scripts/check_environment.py fails on any version not the lock's.
+# Hashes work with the CPU build of torch: the lock pins torch==2.13.0+cpu with the hash of that
+# wheel (on these machines in /opt/wheels, which pip's config searches; elsewhere add PyTorch's
+# CPU wheel index with --extra-index-url).
+$(VENV)/.installed: $(LOCK) pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python scripts/check_environment.py $(LOCK)
 	touch $@
+
+# The lock file again from pyproject.toml's pins and the dev extra (after changing a dependency
+# there): every transitive version with its hashes. Minutes: pip-compile asks the package index.
+lock: env
+	$(BIN)/pip-compile --quiet --extra dev --generate-hashes --allow-unsafe --strip-extras \
+		--no-emit-index-url --no-emit-find-links --output-file $(LOCK) pyproject.toml
 
 figures: env
 ifneq ($(strip $(VARIANT)$(SET)),)
@@ -87,6 +100,12 @@ report: env
 		--report $(abspath $(REPORT_TREE))/report.html \
 		--configfile $(abspath $(CONFIG)) $(if $(VARIANT),$(abspath variants/$(VARIANT)/variant.yaml))
 
+# The rules and how they feed each other, as a Mermaid flowchart in Markdown (GitHub and most
+# Markdown viewers draw it; no Graphviz needed): rulegraph.md.
+rulegraph: env
+	{ echo '```mermaid'; $(BIN)/snakemake figures/all --forceall --rulegraph mermaid-js; echo '```'; } > rulegraph.md.tmp
+	mv rulegraph.md.tmp rulegraph.md
+
 # Every figure against figures/reference/<set> (CONFIG=config/smoke.yaml compares the smoke set).
 # Exits non-zero when one exceeds tolerance; figures/diff/report.html stays to be read.
 diff: env
@@ -114,5 +133,5 @@ timings: env
 
 # Everything generated; figures/reference (the committed references) stays.
 clean:
-	rm -rf benchmarks mutants results site .snakemake/log variants sweeps compare
+	rm -rf benchmarks mutants results site .snakemake/log variants sweeps compare rulegraph.md
 	find figures -mindepth 1 -maxdepth 1 ! -name reference -exec rm -rf {} +

@@ -80,7 +80,12 @@ def main() -> int:
         return 0
     variants = [("base", {})] + [(f"member {m}", {"REPLICATION_PERTURBATION": str(m)}) for m in args.members]
     variants += [(f"isa {isa}", {"ATEN_CPU_CAPABILITY": isa}) for isa in args.isa]
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    from replication.config import validate_config
+
+    config = validate_config(
+        yaml.safe_load((ROOT / "config" / "config.yaml").read_text()),
+        ROOT / "workflow" / "schemas" / "config.schema.yaml",
+    )
     chain = config["local_to_global"]["transformer"]["experiments"][args.experiment]["chain"]
     smooth = config["local_to_global"]["transformer"]["fig4"]["smooth"]
     results = {}

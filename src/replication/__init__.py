@@ -11,5 +11,5 @@ claims table format) and ``claims_report``, ``perturbation`` (last-bit perturbat
 ensemble member), ``envelopes`` (the noise envelopes of a reference set), ``deviation`` (deviations
 and the tolerance rule), ``diff`` (regenerated figures against references), ``provenance``,
 ``snakemake_command`` and ``pipeline_run`` (running the workflow). No import cycle among them
-(tests/test_import_graph.py).
+(tests/core/test_import_graph.py).
 """

@@ -9,7 +9,10 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless and deterministic on every machine
 
+import matplotlib.collections  # noqa: E402
+import matplotlib.lines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
@@ -43,12 +46,45 @@ def apply_style() -> None:
     )
 
 
+def legend_entries_off_axes(fig: plt.Figure) -> list[str]:
+    """Legend entries (of each axes' legend) none of whose plotted points lies inside the axes: a
+    legend would list them and the figure show nothing. Lines and scatter points of 2-D axes are
+    checked, in whatever coordinates they were drawn (data, axes or blended, any scale)."""
+    off = []
+    for ax in fig.axes:
+        # 3-D axes project their data with the view: their legends are not checked here.
+        if ax.get_legend() is None or ax.name != "rectilinear":
+            continue
+        to_axes = ax.transAxes.inverted()
+        for artist, label in zip(*ax.get_legend_handles_labels()):
+            if isinstance(artist, matplotlib.lines.Line2D):
+                points, transform = artist.get_xydata(), artist.get_transform()
+            elif isinstance(artist, matplotlib.collections.PathCollection):
+                points, transform = artist.get_offsets(), artist.get_offset_transform()
+            else:
+                continue
+            points = np.asarray(points, dtype=float).reshape(-1, 2)
+            points = points[np.isfinite(points).all(axis=1)]
+            inside = False
+            if len(points):
+                u, v = to_axes.transform(transform.transform(points)).T
+                inside = bool(np.any((u >= -1e-9) & (u <= 1 + 1e-9) & (v >= -1e-9) & (v <= 1 + 1e-9)))
+            if not inside:
+                off.append(f"{ax.get_title() or 'axes'}: {label!r}")
+    return off
+
+
 def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame | None = None) -> dict[str, Path]:
     """Write ``fig`` as PDF and PNG (fixed dpi, no volatile metadata) and ``data`` as CSV.
 
     Every figure of the project goes through this function, so that each has its tidy data
-    next to it and reruns on the same data are byte-identical.
+    next to it and reruns on the same data are byte-identical. A legend entry whose data lies
+    wholly outside its axes is an error (the figure would list a curve it does not show).
     """
+    off = legend_entries_off_axes(fig)
+    if off:
+        plt.close(fig)
+        raise ValueError(f"{pdf_path}: legend entries with no data inside their axes: {'; '.join(off)}")
     paths = figure_paths(pdf_path)
     with atomic_path(paths["pdf"]) as tmp:
         fig.savefig(tmp, format="pdf", metadata=_PDF_METADATA)

@@ -1,6 +1,6 @@
 """An example paper, added to the pipeline through the paper contract alone: y(t) = exp(-k t).
 
-Copied by tests/test_plugin_paper.py to src/replication/papers/exponential_decay/ (the package
+Copied by tests/workflow/test_plugin_paper.py to src/replication/papers/exponential_decay/ (the package
 name is the paper's id). One parameter (the rate k), one figure, two claims: the half-life
 ln 2 / k, which holds, and y(1) < 0.01, which does not at the default k = 2.
 """

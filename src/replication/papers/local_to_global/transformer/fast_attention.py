@@ -38,10 +38,10 @@ returns None and the caller uses the general kernel.
 
 The projections are part of the function, and the backward is written out (checked against
 autograd through PyTorch's kernel and with torch.autograd.gradcheck in
-tests/test_l2g_fast_attention.py); a row's shift, and gamma's, is a constant there. Sums are laid
-out (query symbol, value entry, batch column, position) with positions contiguous, so that every
-per-row and per-query factor broadcasts along long rows and the choice of a query's symbol is a
-product with a 0/1 mask.
+tests/local_to_global/transformer/test_fast_attention.py); a row's shift, and gamma's, is a
+constant there. Sums are laid out (query symbol, value entry, batch column, position) with
+positions contiguous, so that every per-row and per-query factor broadcasts along long rows and
+the choice of a query's symbol is a product with a 0/1 mask.
 """
 
 from __future__ import annotations

@@ -73,19 +73,25 @@ def loss_curves(losses: pd.DataFrame, chain: MarkovChain, window: int | None, sm
     if window is not None:
         data = data[data.step <= window].reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(4.6, 3.2))
-    for init in order:
-        group = data[data.init == init]
-        stats = group.groupby("step").test_loss_smoothed.agg(["mean", "std"]).fillna({"std": 0.0})
-        ax.plot(
-            stats.index, stats["mean"], lw=1.2, label=f"{INIT_LABELS.get(init, init)} ({group.seed.nunique()} seeds)"
-        )
-        ax.fill_between(stats.index, stats["mean"] - stats["std"], stats["mean"] + stats["std"], alpha=0.25)
-    ax.axhline(chain.unigram_loss, color="0.2", ls="--", lw=1, label=f"unigram loss {chain.unigram_loss:.4f}")
-    ax.axhline(chain.bigram_loss, color="tab:red", ls=":", lw=1.2, label=f"bigram loss {chain.bigram_loss:.4f}")
     low, high = chain.bigram_loss, chain.unigram_loss
     pad = high - low
     # Our init starts far above (its loss at step 0 is ~20 nats): the axis keeps the two references readable.
-    ax.set_ylim(low - 0.6 * pad, high + 1.2 * pad)
+    bottom, top = low - 0.6 * pad, high + 1.2 * pad
+    above = []  # curves that never come down into the axis: named in a note, not in the legend
+    for init in order:
+        group = data[data.init == init]
+        stats = group.groupby("step").test_loss_smoothed.agg(["mean", "std"]).fillna({"std": 0.0})
+        label = f"{INIT_LABELS.get(init, init)} ({group.seed.nunique()} seeds)"
+        shown = bool(stats["mean"].between(bottom, top).any())
+        if not shown:
+            above.append(f"{label}: loss {stats['mean'].min():.1f} to {stats['mean'].max():.1f}, above the axis")
+        ax.plot(stats.index, stats["mean"], lw=1.2, label=label if shown else None)
+        ax.fill_between(stats.index, stats["mean"] - stats["std"], stats["mean"] + stats["std"], alpha=0.25)
+    ax.axhline(chain.unigram_loss, color="0.2", ls="--", lw=1, label=f"unigram loss {chain.unigram_loss:.4f}")
+    ax.axhline(chain.bigram_loss, color="tab:red", ls=":", lw=1.2, label=f"bigram loss {chain.bigram_loss:.4f}")
+    if above:
+        ax.text(0.02, 0.02, "\n".join(above), transform=ax.transAxes, fontsize=6, va="bottom", color="0.3")
+    ax.set_ylim(bottom, top)
     ax.set_xlim(0, data.step.max())
     ax.set_xlabel("iteration")
     ax.set_ylabel("test loss (nats)")

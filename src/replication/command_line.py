@@ -1,0 +1,40 @@
+"""Mistakes on Snakemake's command line that Snakemake reports with a long traceback, as one line.
+
+The workflow's default profile (workflow/profiles/default/profile.yaml) runs this check: Snakemake
+reads that profile before it opens the config files, so a mistyped ``--configfile`` stops here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+CONFIGFILE_OPTIONS = ("--configfile", "--configfiles")
+
+
+def configfiles(argv: Sequence[str]) -> list[str]:
+    """The config files named on a Snakemake command line: the words after ``--configfile`` up to
+    the next option (it takes several), or ``--configfile=PATH``."""
+    files, taking = [], False
+    for word in argv:
+        option, equals, value = word.partition("=")
+        if option in CONFIGFILE_OPTIONS:
+            taking = not equals
+            if equals:
+                files.append(value)
+        elif word.startswith("-"):
+            taking = False
+        elif taking:
+            files.append(word)
+    return files
+
+
+def exit_if_configfiles_are_missing(argv: Sequence[str] | None = None) -> None:
+    """Exit with one line naming every config file of the command line that does not exist
+    (relative paths are read from the current folder, as Snakemake reads them)."""
+    missing = [name for name in configfiles(sys.argv[1:] if argv is None else argv) if not Path(name).is_file()]
+    if missing:
+        sys.exit(
+            f"Error: config file not found: {', '.join(missing)} (given with --configfile, read from {Path.cwd()})"
+        )

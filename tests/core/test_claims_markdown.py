@@ -1,0 +1,150 @@
+"""The claims report as text: exact lines, escaping, order of the papers."""
+
+import numpy as np
+import pandas as pd
+
+from helpers import squeeze_markdown
+from replication.claims import CLAIM_COLUMNS
+from replication.claims_report import claims_markdown
+
+
+def test_claims_markdown_exact_text():
+    nan = np.nan
+    claims = pd.DataFrame(
+        [
+            [
+                "Local to Global",
+                "L2G-1",
+                "Fig. 1",
+                "flows end | where predicted",
+                0.123456,
+                "all",
+                True,
+                "grid of 9",
+                "checked",
+                "single measurement",
+                1,
+                1.0,
+                nan,
+                nan,
+            ],
+            [
+                "Local to Global",
+                "L2G-2",
+                "Fig. 2",
+                "energy",
+                nan,
+                "< 1e-8",
+                False,
+                "no claims table\nreports it",
+                "checked",
+                "single measurement",
+                1,
+                0.0,
+                nan,
+                nan,
+            ],
+            [
+                "Local to Global",
+                "L2G-3",
+                "Fig. 2",
+                "identity",
+                0.0,
+                "= 0",
+                True,
+                "by construction",
+                "documentation",
+                "not a test",
+                1,
+                nan,
+                nan,
+                nan,
+            ],
+            [
+                "Benign overfitting",
+                "BO-fig1",
+                "Fig. 1",
+                "accuracy",
+                1.0,
+                "= 1",
+                True,
+                "ok",
+                "checked",
+                "per seed; holds in every run",
+                5,
+                0.8,
+                0.2836,
+                0.9949,
+            ],
+        ],
+        columns=CLAIM_COLUMNS,
+    )
+    header = [
+        "| claim | figure | statement | measured | threshold | rule | runs | holds in | result | reason |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    assert squeeze_markdown(claims_markdown(claims)) == "\n".join(
+        [
+            "# Claims of the papers, checked by the pipeline",
+            "",
+            "2 of 3 checked claims pass; 1 are NOT REPRODUCED. Not counted: 1 documentation rows (cannot fail by "
+            "construction) and 0 sentences that are not checkable here (reason given). The data is in "
+            "`results/claims.csv`; `runs` is the number of runs (seeds, cells) a claim is judged over and `holds in` "
+            "the fraction of them in which it holds, with a 95% Clopper-Pearson interval.",
+            "",
+            "## Local to Global",
+            "",
+            *header,
+            "| L2G-1 | Fig. 1 | flows end \\| where predicted | 0.1235 | all | single measurement | 1 | 1.00 | PASS "
+            "| grid of 9 |",
+            "| L2G-2 | Fig. 2 | energy |  | < 1e-8 | single measurement | 1 | 0.00 | **NOT REPRODUCED** "
+            "| no claims table reports it |",
+            "| L2G-3 | Fig. 2 | identity | 0 | = 0 | not a test | 1 |  | documentation | by construction |",
+            "",
+            "## Benign overfitting",
+            "",
+            *header,
+            "| BO-fig1 | Fig. 1 | accuracy | 1 | = 1 | per seed; holds in every run | 5 | 0.80 [0.28, 0.99] "
+            "| PASS | ok |",
+            "",
+        ]
+    )
+
+
+def test_holds_and_paper_names_read_from_any_table():
+    from replication.claims_report import _holds, paper_of
+
+    for text in ("True", " true ", "1", "YES", "pass", "Pass"):
+        assert _holds(text), text
+    for value in ("False", "0", "no", "fail", "", float("nan"), 0.0, 0, None):
+        assert not _holds(value), value
+    assert _holds(1.0) and _holds(True) and _holds(2)
+    assert (
+        paper_of("Local to Global") == "Local to Global"
+        and paper_of("LOCAL-to-global (2406.03072)") == "Local to Global"
+    )
+    assert paper_of("Benign or Not-Benign Overfitting") == "Benign overfitting"
+    assert paper_of("Other paper") == "Other paper" and paper_of(3) == "3"
+
+
+def test_merged_rows_keep_text_ids_and_a_fresh_index(tmp_path):
+    from replication.claims_report import merge_claims
+
+    first = pd.DataFrame([["Local to Global", "05", "Fig. 4", "s", 0.1, "t", "yes", "r"]], columns=CLAIM_COLUMNS[:8])
+    second = pd.DataFrame(
+        [
+            ["Local to Global", "1", "Fig. 1", "s", 1.0, "t", "pass", "r"],
+            ["Local to Global", "beyond", "Fig. 9", "s", 2.0, "t", "no", "r"],
+        ],
+        columns=CLAIM_COLUMNS[:8],
+    )
+    first.to_csv(tmp_path / "a.csv", index=False)
+    second.to_csv(tmp_path / "b.csv", index=False)
+    merged = merge_claims([tmp_path / "a.csv", tmp_path / "b.csv"])
+    assert list(merged.index) == list(range(len(merged))) and list(merged.columns) == CLAIM_COLUMNS
+    ids = list(merged.claim_id)
+    # "05" is read as text: its number is "05", no spec item, so it is kept beyond the spec, as is
+    by_id = merged.set_index("claim_id")
+    assert "05" in ids and "beyond" in ids and by_id.loc["L2G-5", "reason"] == "no claims table reports it"
+    assert by_id.loc["L2G-1", "holds"] and by_id.loc["05", "holds"] and not by_id.loc["beyond", "holds"]
+    assert merged.holds.dtype == bool and merged.holds.sum() == 2

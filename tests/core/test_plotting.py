@@ -1,0 +1,112 @@
+"""The one figure-saving function: PDF + PNG + CSV, byte-identical for the same data."""
+
+import hashlib
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from replication.plotting import PNG_DPI, apply_style, save_figure
+
+
+def draw(colour="C0"):
+    apply_style()
+    fig, ax = plt.subplots(figsize=(3, 2))
+    x = np.linspace(0, 1, 50)
+    ax.plot(x, x**2, color=colour)
+    ax.set_title("a title")
+    return fig, pd.DataFrame({"x": x, "y": x**2})
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_save_figure_writes_pdf_png_and_data(tmp_path):
+    fig, data = draw()
+    paths = save_figure(fig, tmp_path / "sub" / "fig.pdf", data)
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["fig.csv", "fig.pdf", "fig.png"]
+    assert paths["pdf"].read_bytes().startswith(b"%PDF")
+    assert paths["png"].read_bytes().startswith(b"\x89PNG")
+    pd.testing.assert_frame_equal(pd.read_csv(paths["csv"]), data, check_exact=False, rtol=1e-9)
+    image = plt.imread(paths["png"])
+    assert image.shape[1] > 2 * PNG_DPI  # 3 inches wide at the fixed dpi (bbox tight trims a little)
+
+
+def test_same_data_gives_byte_identical_files(tmp_path):
+    fig, data = draw()
+    first = save_figure(fig, tmp_path / "a" / "fig.pdf", data)
+    fig, data = draw()
+    second = save_figure(fig, tmp_path / "b" / "fig.pdf", data)
+    for kind in ("pdf", "png", "csv"):
+        assert digest(first[kind]) == digest(second[kind]), kind
+    pdf = first["pdf"].read_bytes()
+    assert b"CreationDate" not in pdf and b"ModDate" not in pdf and b"Producer" not in pdf
+
+
+def test_different_data_gives_different_files(tmp_path):
+    first = save_figure(draw("C0")[0], tmp_path / "a" / "fig.pdf")
+    second = save_figure(draw("C3")[0], tmp_path / "b" / "fig.pdf")
+    assert digest(first["png"]) != digest(second["png"])
+
+
+def test_no_partial_file_on_failure(tmp_path):
+    fig, _ = draw()
+
+    class Broken(pd.DataFrame):
+        def to_csv(self, *args, **kwargs):
+            raise RuntimeError("disk full")
+
+    try:
+        save_figure(fig, tmp_path / "fig.pdf", Broken({"x": [1]}))
+    except RuntimeError:
+        pass
+    assert not (tmp_path / "fig.csv").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_legend_entry_with_no_data_inside_its_axes_is_an_error(tmp_path):
+    import matplotlib.pyplot as plt
+
+    apply_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0.5, 0.6], label="inside")
+    ax.plot([0, 1], [18.0, 23.0], label="far above")
+    ax.axhline(0.55, label="reference")  # drawn in axes coordinates along x: inside
+    ax.scatter([0.5], [40.0], label="a point above")
+    ax.plot([0, 1], [30.0, 31.0])  # no label: not in the legend, may lie outside
+    ax.set_ylim(0.4, 0.7)
+    ax.set_title("panel")
+    ax.legend()
+    with pytest.raises(
+        ValueError,
+        match=r"fig\.pdf: legend entries with no data inside their axes: "
+        r"panel: 'far above'; panel: 'a point above'$",
+    ):
+        save_figure(fig, tmp_path / "fig.pdf")
+    assert not list(tmp_path.iterdir()), "nothing written"
+
+
+def test_a_curve_that_enters_the_axes_anywhere_counts_as_shown(tmp_path):
+    import matplotlib.pyplot as plt
+
+    apply_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1, 2], [20.0, 0.5, np.nan], label="comes down")
+    ax.set_yscale("log")
+    ax.set_ylim(0.1, 1.0)
+    ax.legend()
+    assert save_figure(fig, tmp_path / "fig.pdf")["png"].is_file()
+
+
+def test_three_dimensional_axes_are_left_to_their_view(tmp_path):
+    import matplotlib.pyplot as plt
+
+    apply_style()
+    fig = plt.figure()
+    ax = fig.add_subplot(projection="3d")
+    ax.plot([0, 1], [0, 1], [50, 60], label="out of the z-range")
+    ax.set_zlim(0, 1)
+    ax.legend()
+    assert save_figure(fig, tmp_path / "fig.pdf")["png"].is_file()

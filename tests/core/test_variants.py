@@ -1,0 +1,254 @@
+"""Variants, their comparison and sweeps: a tree keeps its settings, a variant reruns only what its
+settings change, the comparison uses the diff's rule."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from helpers import ROOT, run_snakemake
+from replication.diff.runs import Run, compare_runs, envelope_set, padded
+from replication.errors import ConfigError
+from replication.variants import (
+    check_tree,
+    differences,
+    parse_assignments,
+    prepare,
+    read_record,
+    record_of,
+    resolve,
+    seed_tree,
+)
+
+SMOKE = str(ROOT / "config" / "smoke.yaml")
+FIG4_P = "local_to_global.transformer.experiments.fig4.chain.p"
+LANDSCAPE = ("fig1", "fig2", "fig5", "basins")
+
+
+def tree_hashes(tree: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(tree)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for folder in ("results", "figures", "logs", "benchmarks")
+        for p in sorted((tree / folder).rglob("*"))
+        if p.is_file()
+    }
+
+
+def planned_jobs(tree: Path, overlay: Path) -> dict[str, int]:
+    """Snakemake's job list of a dry run in ``tree``: ``{rule: jobs}``."""
+    result = run_snakemake(tree, "figures/all", "--cores", "1", "-n", "--configfile", SMOKE, str(overlay))
+    table = re.search(r"Job stats:\n(.*?)\n\s*total", result.stdout + result.stderr, re.S)
+    if table is None:
+        return {}
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table.group(1), re.M)}
+
+
+def diff_settings() -> dict:
+    return resolve([])["diff"]
+
+
+def test_assignments_are_typed_and_nested():
+    assert parse_assignments(["a.b=2e-3", "a.c=[1, 2]", "d=smoke"]) == {"a": {"b": 0.002, "c": [1, 2]}, "d": "smoke"}
+    with pytest.raises(ConfigError, match="allowed: key.path=value"):
+        parse_assignments(["a.b"])
+
+
+def test_a_tree_refuses_other_settings_in_one_line(tmp_path):
+    config = resolve([SMOKE])
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(config)))
+    check_tree(config, tmp_path)  # the same settings: fine
+    check_tree({**config, "diff": {"reference_set": "config"}, "variant": "other"}, tmp_path)  # not settings
+    check_tree({**config, "new_paper": {"rate": 2.0}}, tmp_path)  # an added section is no conflict
+    changed = resolve([SMOKE], parse_assignments([f"{FIG4_P}=0.6"]))
+    with pytest.raises(ConfigError) as error:
+        check_tree(changed, tmp_path)
+    message = str(error.value)
+    assert "\n" not in message and f"{FIG4_P} (0.5 -> 0.6)" in message and f"SET='{FIG4_P}=0.6'" in message
+
+
+@pytest.mark.pipeline
+def test_a_build_with_other_settings_stops_before_any_job(tmp_path):
+    config = resolve([SMOKE])
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(config)))
+    result = run_snakemake(
+        tmp_path, "--cores", "1", "-n", "--configfile", SMOKE, "--config", "settings=paper", check=False
+    )
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if "Invalid config" in line]
+    assert result.returncode != 0 and len(lines) == 1 and "make figures VARIANT=<name>" in lines[0]
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.pipeline  # the variants runner starts Snakemake once the file is valid
+def test_a_bad_key_in_a_variant_file_fails_before_any_job(tmp_path):
+    variant = tmp_path / "typo.yaml"
+    variant.write_text("local_to_global: {transformer: {optimiser: {lr: 0.002}}}\n")
+    command = [sys.executable, "-m", "replication.variants", "--name", "typo", "--file", str(variant)]
+    command += ["--configfile", SMOKE, "--root", str(tmp_path), "--", "figures/all", "--cores", "1"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip().splitlines() == [result.stderr.strip()]
+        and "config key 'local_to_global.transformer'" in result.stderr
+    )
+    assert "optimiser" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "variants").exists()
+
+
+def test_seeding_prefixes_metadata_for_a_sweep(tmp_path):
+    import base64
+
+    base = tmp_path / "base"
+    (base / "results").mkdir(parents=True)
+    (base / "results" / "x.csv").write_text("a\n1\n")
+    encoded = base64.urlsafe_b64encode(b"results/x.csv").decode()
+    (base / ".snakemake" / "metadata").mkdir(parents=True)
+    (base / ".snakemake" / "metadata" / encoded).write_text('{"input": ["results/in.csv", "/abs/y"], "log": []}')
+    assert seed_tree(base, tmp_path / "variants" / "p1", prefix="p1/") == 1
+    assert (tmp_path / "variants" / "p1" / "results" / "x.csv").read_text() == "a\n1\n"
+    moved = base64.urlsafe_b64encode(b"p1/results/x.csv").decode()
+    record = (tmp_path / "variants" / ".snakemake" / "metadata" / moved).read_text()
+    assert '"p1/results/in.csv"' in record and '"/abs/y"' in record
+
+
+def test_images_of_different_sizes_are_compared_on_a_common_canvas():
+    small, large = np.zeros((3, 4, 3), np.uint8), np.zeros((5, 2, 3), np.uint8)
+    a, b = padded([small, large])
+    assert a.shape == b.shape == (5, 4, 3)
+    assert (a[3:] == 255).all() and (b[:, 2:] == 255).all() and (a[:3, :4] == 0).all()
+
+
+def test_every_reference_set_records_its_settings():
+    for folder in sorted((ROOT / "figures" / "reference").iterdir()):
+        record = read_record(folder)
+        assert record is not None and {"name", "sha256", "settings"} <= set(record), folder
+    assert envelope_set(resolve([SMOKE], parse_assignments([f"{FIG4_P}=0.6"]))).name == "smoke"
+
+
+@pytest.mark.pipeline
+def test_the_smoke_tree_says_what_it_is(smoke_run):
+    record = read_record(smoke_run)
+    assert record["name"] == "smoke"
+    manifest = pd.read_csv(smoke_run / "figures" / "all", sep="\t")
+    assert set(manifest.settings) == {"smoke"} and set(manifest.settings_sha256) == {record["sha256"]}
+    assert "Settings: **smoke** (the tiny smoke settings" in (smoke_run / "figures" / "claims.md").read_text()
+
+
+@pytest.mark.pipeline
+def test_the_paper_run_against_itself_moved_nothing(smoke_run, tmp_path):
+    tables = compare_runs(Run("a", smoke_run), Run("b", smoke_run), tmp_path, diff_settings(), None)
+    assert tables["settings"].empty and tables["claims"].empty
+    assert set(tables["verdicts"].status) == {"identical"}
+    assert (tmp_path / "report.html").exists() and (tmp_path / "report.md").exists()
+
+
+@pytest.fixture(scope="module")
+def fig4_variant(smoke_run, tmp_path_factory):
+    """A variant of the smoke settings with another Fig. 4 chain, seeded from the smoke tree."""
+    root = tmp_path_factory.mktemp("project")
+    before = tree_hashes(smoke_run)
+    tree, overlay, _ = prepare("fig4p", [SMOKE], [f"{FIG4_P}=0.6"], root, base=smoke_run)
+    jobs = planned_jobs(tree, overlay)
+    run_snakemake(tree, "figures/all", "--cores", "2", "--configfile", SMOKE, str(overlay))
+    return {"tree": tree, "jobs": jobs, "before": before, "root": root}
+
+
+@pytest.mark.pipeline
+def test_a_variant_reruns_only_what_depends_on_its_setting(fig4_variant, smoke_run):
+    jobs = fig4_variant["jobs"]
+    # The four Fig. 4 training runs (2 inits x 2 seeds) and what reads them; nothing else.
+    assert jobs.pop("l2g_transformer") == 4
+    assert set(jobs) == {
+        "l2g_fig4",
+        "l2g_tables",
+        "l2g_claims_transformer",
+        "claims_report",
+        "settings_record",
+        "figures_manifest",
+    }
+    assert tree_hashes(smoke_run) == fig4_variant["before"]  # the base tree is only read
+    assert read_record(fig4_variant["tree"])["name"] == "fig4p"
+
+
+@pytest.mark.pipeline
+def test_the_comparison_names_the_setting_and_what_moved(fig4_variant, smoke_run, tmp_path):
+    b = Run("fig4p", fig4_variant["tree"])
+    tables = compare_runs(Run("smoke", smoke_run), b, tmp_path, diff_settings(), envelope_set(b.record()["settings"]))
+    assert tables["settings"].to_dict("records") == [{"key": FIG4_P, "a": "0.5", "b": "0.6"}]
+    verdicts = tables["verdicts"].set_index("key").status
+    assert verdicts["local_to_global/fig4"] == verdicts["local_to_global/fig4_long"] == "moved"
+    for key in [f"local_to_global/{name}" for name in LANDSCAPE] + [k for k in verdicts.index if "benign" in k]:
+        assert verdicts[key] == "identical", key
+    assert any("benign" in key for key in verdicts.index)
+    # Claims: exactly those whose verdict differs between the two claims tables.
+    a = pd.read_csv(smoke_run / "results/claims.csv", dtype={"claim_id": str}).set_index(["paper", "claim_id"])
+    b_claims = pd.read_csv(fig4_variant["tree"] / "results/claims.csv", dtype={"claim_id": str})
+    b_claims = b_claims.set_index(["paper", "claim_id"])
+    expected = sorted(k[1] for k in a.index if a.loc[k, "holds"] != b_claims.loc[k, "holds"])
+    assert sorted(tables["claims"].claim_id) == expected
+    page = (tmp_path / "report.html").read_text()
+    assert "images/local_to_global/fig4-overlay.png" in page and (tmp_path / "images/local_to_global/fig4.png").exists()
+
+
+@pytest.mark.pipeline
+def test_a_variant_identical_to_its_base_moved_nothing(smoke_run, tmp_path):
+    tree, overlay, _ = prepare("same", [SMOKE], [], tmp_path, base=smoke_run)
+    jobs = planned_jobs(tree, overlay)
+    assert set(jobs) == {"settings_record", "claims_report", "figures_manifest"}  # its name only
+    run_snakemake(tree, "figures/all", "--cores", "1", "--configfile", SMOKE, str(overlay))
+    tables = compare_runs(Run("smoke", smoke_run), Run("same", tree), tmp_path / "cmp", diff_settings(), None)
+    assert tables["settings"].empty and tables["claims"].empty
+    assert set(tables["verdicts"].status) == {"identical"}
+
+
+@pytest.mark.pipeline
+def test_a_two_point_sweep_builds_both_points_and_its_summary(smoke_run, tmp_path):
+    sweep = tmp_path / "window.yaml"
+    sweep.write_text(
+        yaml.safe_dump(
+            {
+                "configfiles": ["config/smoke.yaml"],
+                "settings": {"local_to_global.transformer.fig4.window": [15, 25]},
+                "claims": ["L2G-5"],
+                "measurements": [
+                    {"name": "rows", "file": "figures/local_to_global/fig4.csv", "column": "step", "stat": "max"}
+                ],
+            }
+        )
+    )
+    command = [sys.executable, "-m", "replication.sweeps", "window", "--file", str(sweep), "--base", str(smoke_run)]
+    command += ["--root", str(tmp_path), "--", "--cores", "2"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=1200)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    # One Snakemake run built both points: one log of the driver, two trees.
+    assert len(list((tmp_path / "variants" / ".snakemake" / "log").glob("*.snakemake.log"))) == 1
+    for name in ("window-window=15", "window-window=25"):
+        assert read_record(tmp_path / "variants" / name)["name"] == name
+        assert (tmp_path / "variants" / name / "figures" / "all").exists()
+    summary = pd.read_csv(tmp_path / "sweeps" / "window" / "summary.csv")
+    assert list(summary["local_to_global.transformer.fig4.window"]) == [15, 25]
+    assert list(summary["rows"]) == [15, 25]  # Fig. 4 is drawn up to its window
+    assert (tmp_path / "sweeps" / "window" / "summary.png").stat().st_size > 0
+    assert differences({"a": {"b": 1}}, {"a": {"b": 2}, "c": 3}) == [("a.b", 1, 2), ("c", None, 3)]
+
+
+def test_make_compare_exits_0_when_it_compared_and_2_when_it_could_not(tmp_path, capsys):
+    from replication.diff.runs import main
+
+    assert main(["reference/smoke", "reference/smoke", "--out", str(tmp_path / "same"), "--root", str(tmp_path)]) == 0
+    assert "0 settings differ, 0 claims changed verdict, 0 of" in capsys.readouterr().out
+    figures = pd.read_csv(tmp_path / "same" / "figures.csv")
+    assert set(figures.status) == {"identical"} and len(figures) == len(
+        list((ROOT / "figures/reference/smoke").rglob("*.png"))
+    )
+    assert main(["paper", "no-such-variant", "--root", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("Cannot compare: no run named 'no-such-variant'")
