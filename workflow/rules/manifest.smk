@@ -70,7 +70,7 @@ if OTHER_MANIFESTS:
             ENVIRONMENT
         params:
             config={key: value for key, value in config.items() if key != "diff"},
-            project_root=str(Path(workflow.basedir).parent),
+            project_root=str(PROJECT_ROOT),
             figures=lambda wildcards: FIGURES_BY_MANIFEST[wildcards.manifest]
             + [
                 {
@@ -79,5 +79,7 @@ if OTHER_MANIFESTS:
                     "figure": "claims report",
                 }
             ],
+            settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
+            tree=TREE,
         script:
             "../../scripts/figures_manifest.py"

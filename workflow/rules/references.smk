@@ -50,6 +50,7 @@ if OTHER_MANIFESTS:
         conda:
             ENVIRONMENT
         params:
+            settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
             complete=False,
             title=lambda wildcards: f"Claims checked by figures/{wildcards.manifest}",
         script:
