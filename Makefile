@@ -63,7 +63,7 @@ sweep: env
 	$(BIN)/python -m replication.sweeps $(SWEEP) -- --cores $(CORES)
 
 # The phase diagram over (p, q) (figures/phase, its claims in figures/phase_claims.md): a cluster-sized
-# workload (about 2 CPU-hours on 2 cores; docs/phase-diagram.md), not part of figures/all.
+# workload (hours of CPU at the default grid; measured cost in docs/phase-diagram.md), not part of figures/all.
 phase: env
 	$(PIPELINE) figures/phase --cores $(CORES) --configfile $(abspath $(CONFIG))
 
