@@ -22,7 +22,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env lock figures test lint format report rulegraph clean diff bless bless-config bless-smoke timings mutation compare sweep
+.PHONY: env lock figures test lint format docs report rulegraph clean diff bless bless-config bless-smoke timings mutation compare sweep phase
 
 env: $(VENV)/.installed
 
@@ -62,6 +62,11 @@ compare: env
 sweep: env
 	$(BIN)/python -m replication.sweeps $(SWEEP) -- --cores $(CORES)
 
+# The phase diagram over (p, q) (figures/phase, its claims in figures/phase_claims.md): a cluster-sized
+# workload (hours of CPU at the default grid; measured cost in docs/phase-diagram.md), not part of figures/all.
+phase: env
+	$(PIPELINE) figures/phase --cores $(CORES) --configfile $(abspath $(CONFIG))
+
 test: env
 	$(BIN)/python -m pytest
 
@@ -77,6 +82,11 @@ lint: env
 	$(BIN)/ruff format --check .
 	$(BIN)/snakefmt --check workflow src/replication/papers tests/plugin_paper
 	$(BIN)/snakemake --lint
+
+# The documentation (mkdocs.yml, docs/) into site/; --strict fails on any warning: a broken link or
+# anchor, a page outside the nav, or a missing included file (the claims of the reference sets).
+docs: env
+	$(BIN)/mkdocs build --strict
 
 format: env
 	$(BIN)/ruff check --fix .
@@ -123,5 +133,5 @@ timings: env
 
 # Everything generated; figures/reference (the committed references) stays.
 clean:
-	rm -rf benchmarks mutants results .snakemake/log variants sweeps compare rulegraph.md
+	rm -rf benchmarks mutants results site .snakemake/log variants sweeps compare rulegraph.md
 	find figures -mindepth 1 -maxdepth 1 ! -name reference -exec rm -rf {} +

@@ -40,8 +40,9 @@ def _holds(value) -> bool:
     return bool(value) and not (isinstance(value, float) and np.isnan(value))
 
 
-def merge_claims(tables: list[str | os.PathLike]) -> pd.DataFrame:
-    """One row per reported claim, plus one NOT REPRODUCED row per spec claim no table reports."""
+def merge_claims(tables: list[str | os.PathLike], complete: bool = True) -> pd.DataFrame:
+    """One row per reported claim, plus (``complete``) one NOT REPRODUCED row per spec claim no table
+    reports. Without ``complete`` the report is a part (one manifest's tables): only what they report."""
     frames, missing = [], []
     for table in tables:
         if Path(table).exists():
@@ -71,7 +72,7 @@ def merge_claims(tables: list[str | os.PathLike]) -> pd.DataFrame:
             own = str(row["claim_id"])
             row["claim_id"] = claim.id if own in (claim.number, claim.id) else f"{claim.id} ({own})"
             rows.append(row)
-        if not matching:
+        if not matching and complete:
             reason = "no claims table reports it"
             if missing:
                 reason += f" (missing: {', '.join(missing)})"
@@ -143,14 +144,20 @@ def settings_line(settings: dict | None) -> str:
     return f"Settings: **{settings['name']}** ({what}; sha256 {settings['sha256'][:12]}, in `figures/settings.yaml`)."
 
 
-def claims_markdown(claims: pd.DataFrame, settings: dict | None = None) -> str:
+def claims_markdown(
+    claims: pd.DataFrame,
+    settings: dict | None = None,
+    title: str = "Claims of the papers, checked by the pipeline",
+    data: str | os.PathLike = "results/claims.csv",
+) -> str:
     """A readable report: per paper, every claim with PASS, NOT REPRODUCED or its kind, and the
-    reason; ``settings`` (name, sha256) says which settings it shows."""
+    reason; ``settings`` (name, sha256) says which settings it shows; ``title`` and ``data`` (its
+    CSV) name a part of the claims (one manifest's)."""
     lines = [
-        "# Claims of the papers, checked by the pipeline",
+        f"# {title}",
         "",
         *([settings_line(settings), ""] if settings else []),
-        summary_line(claims) + " The data is in `results/claims.csv`; `runs` is the number of runs "
+        summary_line(claims) + f" The data is in `{data}`; `runs` is the number of runs "
         "(seeds, cells) a claim is judged over and `holds in` the fraction of them in which it holds, "
         "with a 95% Clopper-Pearson interval.",
         "",

@@ -29,6 +29,9 @@ class Figure:
     # Its reStructuredText file: a path relative to the paper's package ("transformer/report/fig3.rst"),
     # or a bare file name, in the package's own report/ folder ("fig3.rst").
     caption: str
+    # The manifest (figures/<manifest>) that lists it: "all" is the laptop set that `make figures`
+    # builds and the references cover; another name is a set of its own with its own target.
+    manifest: str = "all"
 
 
 @dataclass(frozen=True)
@@ -110,3 +113,8 @@ class Paper:
     def caption(self, stem: str) -> str:
         """The caption file of figure ``stem``, as a path for Snakemake's ``report()``."""
         return str(self.caption_path(self.figure(stem)))
+
+    @property
+    def manifests(self) -> tuple[str, ...]:
+        """The manifests its figures belong to, "all" first."""
+        return tuple(dict.fromkeys(["all", *(figure.manifest for figure in self.figures)]))

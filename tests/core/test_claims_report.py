@@ -289,3 +289,13 @@ def test_over_runs_of_no_runs_and_of_truth_values():
     assert over_runs([[True, False], [True, True]], required=0.75)["n_runs"] == 4  # cells of a grid, flattened
     assert over_runs([True, False, True, True], required=0.75)["rule"] == "holds in >= 75% of runs"
     assert over_runs([True], required=1.0)["rule"] == "holds in every run"
+
+
+def test_a_partial_report_has_only_its_tables_rows(tables):
+    """A manifest's own report (e.g. figures/phase): no NOT REPRODUCED rows for spec claims it does not address."""
+    merged = merge_claims(tables, complete=False)
+    assert "no claims table reports it" not in set(merged.reason)
+    assert len(merged) == len(merge_claims(tables)) - (len(SPEC_CLAIMS) - 3)  # L2G-1, L2G-2 and BO-fig4 reported
+    assert set(merged.claim_id) == {"L2G-1", "L2G-2 (2-2d)", "L2G-2 (2-3d)", "BO-fig4 (eq9_all_cells)", "accuracy_at_5"}
+    text = claims_markdown(merged, title="Claims checked by figures/phase", data="results/phase_claims.csv")
+    assert text.startswith("# Claims checked by figures/phase\n") and "`results/phase_claims.csv`" in text

@@ -156,12 +156,20 @@ MANIFEST = (
 )
 
 
+def claims_report(run):
+    """The claims report the manifest lists, and its data."""
+    (run / "figures/claims.md").write_text("# Claims\n\n1 of 1 checked claims hold.\n")
+    (run / "results").mkdir(parents=True, exist_ok=True)
+    (run / "results/claims.csv").write_text("paper,claim_id,holds\nPaper A,1,True\n")
+
+
 def test_bless_copies_exactly_the_manifest(tmp_path):
     run = tmp_path / "run"
     for name in ("one", "two"):
         draw(run / "figures/paper_a" / f"{name}.pdf")
     (run / "figures/all").write_text(MANIFEST)
     (run / "figures/provenance.json").write_text('{"cpu_model": "blessing CPU"}')
+    claims_report(run)
     dest = tmp_path / "reference" / "smoke"
     draw(dest / "stale" / "old.pdf")
     (dest / "stale" / "deeper" / "er").mkdir(parents=True)  # nested folders that become empty
@@ -169,6 +177,8 @@ def test_bless_copies_exactly_the_manifest(tmp_path):
     (dest / "envelope.csv").write_text("key,column,envelope,envelope_rel,members\n")  # stale: no members now
     assert bless(run, dest) == ["paper_a/one", "paper_a/two"]
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == [
+        "claims.csv",
+        "claims.md",
         "paper_a",
         "paper_a/one.csv",
         "paper_a/one.png",
@@ -178,6 +188,26 @@ def test_bless_copies_exactly_the_manifest(tmp_path):
     ]
     assert (dest / "paper_a/one.png").read_bytes() == (run / "figures/paper_a/one.png").read_bytes()
     assert json.loads((dest / "provenance.json").read_text()) == {"cpu_model": "blessing CPU"}
+    assert (dest / "claims.md").read_bytes() == (run / "figures/claims.md").read_bytes()
+    assert (dest / "claims.csv").read_bytes() == (run / "results/claims.csv").read_bytes()
+
+
+@pytest.mark.parametrize("absent", ["figures/claims.md", "results/claims.csv"])
+def test_bless_without_the_listed_claims_report_writes_nothing(tmp_path, absent):
+    run = tmp_path / "run"
+    draw(run / "figures/paper_a/one.pdf")
+    draw(run / "figures/paper_a/two.pdf")
+    (run / "figures/all").write_text(MANIFEST)
+    (run / "figures/provenance.json").write_text("{}")
+    claims_report(run)
+    (run / absent).unlink()
+    dest = tmp_path / "reference" / "smoke"
+    (dest / "paper_a").mkdir(parents=True)
+    (dest / "paper_a/one.png").write_bytes(b"the blessed one")
+    with pytest.raises(FileNotFoundError, match=f"the run has no {absent}"):
+        bless(run, dest)
+    assert [p.relative_to(dest).as_posix() for p in dest.rglob("*")] == ["paper_a", "paper_a/one.png"]
+    assert (dest / "paper_a/one.png").read_bytes() == b"the blessed one"
 
 
 def test_bless_with_members_stores_their_envelope_and_diff_uses_it(tmp_path):
@@ -192,6 +222,7 @@ def test_bless_with_members_stores_their_envelope_and_diff_uses_it(tmp_path):
             )
     (run / "figures/all").write_text(MANIFEST)
     (run / "figures/provenance.json").write_text('{"cpu_model": "blessing CPU"}')
+    claims_report(run)
     moved = pd.read_csv(members[0] / "figures/paper_a/one.csv")
     moved.loc[7, "y"] += 3e-7
     moved.to_csv(members[0] / "figures/paper_a/one.csv", index=False, float_format="%.17g")

@@ -98,6 +98,29 @@ def test_paths_of_a_paper(tmp_path, monkeypatch):
     assert error.value.args[0] == (
         "demo: no figure figures/demo/fig3.pdf; registered: figures/demo/fig1.pdf, figures/demo/fig2.pdf"
     )
+    assert paper.manifests == ("all",) and paper.figure("fig1").manifest == "all"
+
+
+def test_subpackages_bring_rules_captions_and_manifests(tmp_path, monkeypatch):
+    figures = (
+        '(Figure("figures/demo/fig1.pdf", "Fig. 1", "one.rst"), '
+        'Figure("figures/demo/big.pdf", "Big", "part/report/big.rst", manifest="big"))'
+    )
+    name = fake_papers(tmp_path, monkeypatch, {"demo": paper_source("demo", "1", figures=figures)})
+    folder = tmp_path / name / "demo"
+    for rules in (folder / "rules", folder / "part" / "rules", folder / "part" / "deeper" / "rules"):
+        rules.mkdir(parents=True)
+        (rules / "x.smk").write_text("")
+    (folder / "part" / "notes.smk").write_text("")  # not in a rules/ folder
+    (paper,) = discover()
+    assert paper.rules_files == [
+        folder / "part" / "deeper" / "rules" / "x.smk",
+        folder / "part" / "rules" / "x.smk",
+        folder / "rules" / "x.smk",
+    ]
+    assert paper.caption("big") == str(folder / "part" / "report" / "big.rst")
+    assert paper.caption("fig1") == str(folder / "report" / "one.rst")
+    assert paper.manifests == ("all", "big")
 
 
 def test_a_paper_split_into_parts_has_rules_and_captions_in_each(tmp_path, monkeypatch):

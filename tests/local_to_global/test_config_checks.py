@@ -1,11 +1,18 @@
 """The paper's config checks that its schema cannot state: no chain with p + q = 1 (the theory), no
-one-cycle warm-up of exactly one step; both run through its Paper.check_config."""
+one-cycle warm-up of exactly one step, the phase diagram's window and grid; all run through its
+Paper.check_config."""
 
 import pytest
 
 from replication.errors import ConfigError
 from replication.papers.local_to_global import PAPER
-from replication.papers.local_to_global.config_checks import _chains, check_config, check_schedule, check_theory
+from replication.papers.local_to_global.config_checks import (
+    _chains,
+    check_config,
+    check_phase,
+    check_schedule,
+    check_theory,
+)
 
 
 def _config(schedule, **experiments):
@@ -52,6 +59,32 @@ def test_an_experiment_without_steps_does_not_stop_the_check_of_the_next():
     config = _config({"name": "onecycle", "warmup": 0.05}, fig4={}, fig3={"steps": 20})
     with pytest.raises(ConfigError, match=r"\(experiment fig3\)"):
         check_schedule(config)
+
+
+def test_the_phase_diagrams_window_lies_within_its_horizon():
+    with pytest.raises(ConfigError) as error:
+        check_phase({"local_to_global": {"phase": {"window": 700, "horizon": 600}}})
+    assert "'local_to_global.phase.window'" in str(error.value) and "window <= " in str(error.value)
+    check_phase({"local_to_global": {"phase": {"window": 600, "horizon": 600}}})
+
+
+def test_the_phase_diagrams_schedule_has_no_one_step_warm_up():
+    config = {
+        "local_to_global": {
+            "transformer": {"schedule": {"name": "onecycle", "warmup": 0.01}},
+            "phase": {"horizon": 100},
+        }
+    }
+    with pytest.raises(ConfigError) as error:
+        check_phase(config)
+    assert "warmup x horizon != 1" in str(error.value)
+
+
+def test_a_phase_grid_on_the_line_only_is_an_error():
+    with pytest.raises(ConfigError) as error:
+        check_phase({"local_to_global": {"phase": {"p": [0.3], "q": [0.7]}}})
+    assert "p + q = 1" in str(error.value)
+    check_phase({"local_to_global": {"phase": {"p": [0.3, 0.6], "q": [0.7]}}})
 
 
 def test_every_chain_is_found_with_its_key():

@@ -75,6 +75,10 @@ def snapshot(destination: Path) -> dict[str, str]:
     }
 
 
+# The laptop set and the phase diagram's smoke cells: one DAG, every training job an sbatch job.
+TARGETS = ("figures/all", "figures/phase")
+
+
 def snakemake_command(root: Path, workdir: Path, profile: str, *extra: str) -> list[str]:
     return [
         str(SNAKEMAKE),
@@ -87,7 +91,7 @@ def snakemake_command(root: Path, workdir: Path, profile: str, *extra: str) -> l
         "--profile",
         str(root / "profiles" / profile),
         *extra,
-        "figures/all",
+        *TARGETS,
     ]
 
 
@@ -191,7 +195,7 @@ def run_and_cancel(root: Path, env: dict, workdir: Path, log_path: Path) -> tupl
     return text, cancelled
 
 
-PROVENANCE = "figures/provenance.json"
+PROVENANCE_NAME = "provenance.json"  # figures/provenance.json and figures/<manifest>_provenance.json
 
 
 def same_provenance(local: Path, cluster: Path) -> bool:
@@ -212,11 +216,14 @@ def main() -> None:
 
     # 4a. The reference: the same smoke config on this machine, alongside the SLURM run (whose
     # driver mostly waits).
+    # REPLICATION_SLURM_REFERENCE: finished smoke runs (os.pathsep-separated) that together hold every target.
     local = None
+    local_dirs = [local_dir]
     if os.environ.get("REPLICATION_SLURM_REFERENCE"):
-        local_dir = Path(os.environ["REPLICATION_SLURM_REFERENCE"])
-        if not (local_dir / "figures" / "all").is_file():
-            fail(f"REPLICATION_SLURM_REFERENCE={local_dir} is not a finished smoke run (no figures/all)")
+        local_dirs = [Path(path) for path in os.environ["REPLICATION_SLURM_REFERENCE"].split(os.pathsep)]
+        for target in TARGETS:
+            if not any((folder / target).is_file() for folder in local_dirs):
+                fail(f"REPLICATION_SLURM_REFERENCE={os.environ['REPLICATION_SLURM_REFERENCE']}: no finished {target}")
     else:
         with open(scratch / "local.log", "w") as log:
             local = subprocess.Popen(
@@ -268,18 +275,23 @@ def main() -> None:
         f"{len(finished)} finished outputs untouched (same mtime and sha256)"
     )
 
-    # 5. Every figure file, byte for byte; figures/all among them, so both runs made the same set.
+    # 5. Every figure file, byte for byte; the targets' manifests among them, so both runs made the same set.
     # (A reference directory may hold more, e.g. figures/diff/ from other targets.)
-    local_figures = {path: digest for path, (_, digest) in outputs(local_dir).items() if path.startswith("figures/")}
+    local_figures, local_of = {}, {}
+    for folder in local_dirs:
+        for path, (_, digest) in outputs(folder).items():
+            if path.startswith("figures/"):
+                local_figures[path], local_of[path] = digest, folder
     slurm_figures = {path: digest for path, (_, digest) in after.items() if path.startswith("figures/")}
     missing = sorted(set(slurm_figures) - set(local_figures))
-    if missing or "figures/all" not in slurm_figures:
-        fail(f"figure files of the SLURM run missing from the local run: {missing or ['figures/all']}")
+    absent = [target for target in TARGETS if target not in slurm_figures]
+    if missing or absent:
+        fail(f"figure files of the SLURM run missing from the local run: {missing or absent}")
     differing = sorted(
         path
         for path in slurm_figures
         if local_figures[path] != slurm_figures[path]
-        and not (path == PROVENANCE and same_provenance(local_dir / path, slurm_dir / path))
+        and not (path.endswith(PROVENANCE_NAME) and same_provenance(local_of[path] / path, slurm_dir / path))
     )
     if differing:
         fail(f"figures differ between the local and the SLURM run: {differing}")

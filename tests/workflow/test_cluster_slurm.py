@@ -25,11 +25,13 @@ pytestmark = pytest.mark.pipeline
     os.environ.get("REPLICATION_SLURM_TEST") != "1",
     reason="installs and starts SLURM (root, apt): set REPLICATION_SLURM_TEST=1, as CI does",
 )
-def test_smoke_pipeline_on_slurm(smoke_run):
-    # The session's local smoke run is the reference the SLURM run must equal byte for byte.
+def test_smoke_pipeline_on_slurm(smoke_run, phase_smoke_run):
+    # The session's local smoke runs (figures/all, figures/phase) are the reference the SLURM run
+    # of both targets must equal byte for byte.
+    references = os.pathsep.join([str(smoke_run), str(phase_smoke_run)])
     result = subprocess.run(
         ["bash", str(ROOT / "tests" / "slurm" / "run.sh")],
-        env={**os.environ, "PYTHON": sys.executable, "REPLICATION_SLURM_REFERENCE": str(smoke_run)},
+        env={**os.environ, "PYTHON": sys.executable, "REPLICATION_SLURM_REFERENCE": references},
         capture_output=True,
         text=True,
         timeout=900,

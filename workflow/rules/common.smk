@@ -52,10 +52,20 @@ SETTINGS_RECORD = record_of(config)
 # Absolute: the papers' rule files live in their packages.
 ENVIRONMENT = str(PROJECT_ROOT / "environment.yml")
 
-# Every figure target of every paper: {"path": pdf, "paper": ..., "figure": ...}; figures/all lists them.
-FIGURES = [
-    {"path": figure.path, "paper": paper.name, "figure": figure.figure} for paper in PAPERS for figure in paper.figures
-]
+# Every figure target of every paper, by manifest (registry.Figure.manifest): {"path": pdf,
+# "paper": ..., "figure": ...}. figures/<manifest> lists them; "all" is the laptop set, the one
+# the references and the figure diff cover.
+MANIFESTS = list(dict.fromkeys(name for paper in PAPERS for name in paper.manifests))
+FIGURES_BY_MANIFEST = {
+    manifest: [
+        {"path": figure.path, "paper": paper.name, "figure": figure.figure}
+        for paper in PAPERS
+        for figure in paper.figures
+        if figure.manifest == manifest
+    ]
+    for manifest in MANIFESTS
+}
+FIGURES = FIGURES_BY_MANIFEST["all"]
 
 # Tables of the papers (Markdown, LaTeX): listed in figures/all like the figures.
 TABLES = [
@@ -63,12 +73,14 @@ TABLES = [
 ]
 
 
-# Every per-area claims table (replication.claims format); the claims report merges them.
-CLAIM_TABLES = []
+# Every per-area claims table (replication.claims format), by manifest; each manifest's claims
+# report merges its own (figures/claims.md for "all", figures/<manifest>_claims.md otherwise).
+CLAIM_TABLES_BY_MANIFEST = {manifest: [] for manifest in MANIFESTS}
+CLAIM_TABLES = CLAIM_TABLES_BY_MANIFEST["all"]
 
 
-def register_claims(csv_path):
-    CLAIM_TABLES.append(csv_path)
+def register_claims(csv_path, manifest="all"):
+    CLAIM_TABLES_BY_MANIFEST.setdefault(manifest, []).append(csv_path)
     return csv_path
 
 

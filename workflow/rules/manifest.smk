@@ -46,3 +46,40 @@ rule figures_manifest:
         tree=TREE,
     script:
         "../../scripts/figures_manifest.py"
+
+
+if OTHER_MANIFESTS:
+
+    rule figures_manifest_other:
+        """figures/<manifest> for a manifest other than figures/all (e.g. a workload too long for a
+        laptop): its figures and its claims report, with sha256, and the provenance beside it."""
+        input:
+            lambda wildcards: [
+                path for record in FIGURES_BY_MANIFEST[wildcards.manifest] for path in figure_files(record["path"])
+            ],
+            "figures/{manifest}_claims.md",
+        output:
+            manifest="figures/{manifest}",
+            provenance="figures/{manifest}_provenance.json",
+        log:
+            "logs/figures_manifest_{manifest}.log",
+        wildcard_constraints:
+            manifest="|".join(OTHER_MANIFESTS),
+        localrule: True
+        conda:
+            ENVIRONMENT
+        params:
+            config={key: value for key, value in config.items() if key != "diff"},
+            project_root=str(PROJECT_ROOT),
+            figures=lambda wildcards: FIGURES_BY_MANIFEST[wildcards.manifest]
+            + [
+                {
+                    "path": f"figures/{wildcards.manifest}_claims.md",
+                    "paper": "all",
+                    "figure": "claims report",
+                }
+            ],
+            settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
+            tree=TREE,
+        script:
+            "../../scripts/figures_manifest.py"

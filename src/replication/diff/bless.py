@@ -11,11 +11,16 @@ from pathlib import Path
 
 from ..envelopes import measure_envelope, run_members, write_envelope
 from ..io import atomic_path
-from ..manifest import manifest_figures
+from ..manifest import read_manifest
 from ..paths import FIGURES_ROOT, figure_key, figure_paths
 from ..perturbation import DEFAULT_ULPS
 from ..provenance import read_provenance, write_provenance
 from .images import image_rms_between
+
+# The run's claims report and its data: blessed with the figures, so the committed reference set
+# carries the claims the documentation shows (figures/reference/<set>/claims.md, claims.csv).
+CLAIMS_REPORT = "figures/claims.md"
+CLAIMS_FILES = {CLAIMS_REPORT: "claims.md", "results/claims.csv": "claims.csv"}
 
 
 def bless(
@@ -25,14 +30,21 @@ def bless(
     ensemble: dict | None = None,
 ) -> list[str]:
     """Make ``dest`` the reference set of every figure in ``<workdir>/figures/all``: PNG and CSV,
-    the run's ``provenance.json`` and ``settings.yaml`` and, given ensemble ``members`` (runs of the same pipeline under
-    perturbed numerics), ``envelope.csv``; ``ensemble`` fields are added to the provenance.
+    the run's ``provenance.json`` and ``settings.yaml``, its claims report (``claims.md`` and
+    ``claims.csv``, when the manifest lists ``figures/claims.md``; then both must exist) and, given
+    ensemble ``members`` (runs of the same pipeline under perturbed numerics), ``envelope.csv``;
+    ``ensemble`` fields are added to the provenance.
 
     Every other file in ``dest`` is removed, so the set is exactly the pipeline's figures. Returns
     the keys written.
     """
     workdir, dest = Path(workdir), Path(dest)
-    figures = manifest_figures(workdir)
+    manifest = read_manifest(workdir)
+    figures = [path for path in manifest.path if Path(path).suffix == ".pdf"]
+    claims = CLAIMS_FILES if CLAIMS_REPORT in set(manifest.path) else {}
+    for source in claims:  # before anything is written: a run without its claims blesses nothing
+        if not (workdir / source).is_file():
+            raise FileNotFoundError(f"{workdir / source}: figures/all lists the claims report, the run has no {source}")
     wanted = set()
     for path in figures:
         key = figure_key(path)
@@ -43,6 +55,10 @@ def bless(
             with atomic_path(target) as tmp:
                 shutil.copyfile(source, tmp)
             wanted.add(target)
+    for source, name in claims.items():
+        with atomic_path(dest / name) as tmp:
+            shutil.copyfile(workdir / source, tmp)
+        wanted.add(dest / name)
     provenance = read_provenance(workdir / FIGURES_ROOT / "provenance.json")
     provenance.update({f"ensemble_{name}": value for name, value in (ensemble or {}).items()})
     write_provenance(provenance, dest / "provenance.json")

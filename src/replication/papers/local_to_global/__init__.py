@@ -38,6 +38,19 @@ PAPER = Paper(
             "Fig. 6 (ablation: the authors' settings)",
             "transformer/report/ablation.rst",
         ),
+        # The phase diagram over (p, q): its own manifest, figures/phase (hours of CPU, a cluster's workload).
+        Figure(
+            f"{_FIGURES}/phase_heatmaps.pdf",
+            "Phase diagram over (p, q) (beyond the paper)",
+            "phase/report/phase_heatmaps.rst",
+            manifest="phase",
+        ),
+        Figure(
+            f"{_FIGURES}/phase_plateau.pdf",
+            "Plateau length against the candidate explanations (beyond the paper)",
+            "phase/report/phase_plateau.rst",
+            manifest="phase",
+        ),
     ),
     tables=(
         Table(f"{_FIGURES}/table1.md", "Table 1"),

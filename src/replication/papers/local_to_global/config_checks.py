@@ -8,9 +8,11 @@ from replication.errors import ConfigError
 
 
 def check_config(config: dict) -> None:
-    """The paper's checks of a validated config (its ``Paper.check_config``): the theory, then the schedule."""
+    """The paper's checks of a validated config (its ``Paper.check_config``): the theory, the schedule,
+    the phase diagram."""
     check_theory(config)
     check_schedule(config)
+    check_phase(config)
 
 
 def _chains(node: Any, path: str = ""):
@@ -52,3 +54,30 @@ def check_schedule(config: dict) -> None:
                 f"{total} steps (experiment {name}) is exactly one step, which the one-cycle schedule cannot "
                 "take; allowed: warmup x steps != 1"
             )
+
+
+def check_phase(config: dict) -> None:
+    """The phase diagram: its window lies within the horizon, its one-cycle schedule over the horizon
+    has no one-step warm-up, and its grid keeps at least one cell off the line p + q = 1."""
+    section = config.get("local_to_global", {})
+    phase = section.get("phase", {})
+    if {"window", "horizon"} <= set(phase) and phase["window"] > phase["horizon"]:
+        raise ConfigError(
+            f"config key 'local_to_global.phase.window': {phase['window']} lies beyond the horizon "
+            f"{phase['horizon']}; allowed: window <= local_to_global.phase.horizon"
+        )
+    schedule = section.get("transformer", {}).get("schedule", {})
+    if (
+        schedule.get("name") == "onecycle"
+        and "horizon" in phase
+        and schedule.get("warmup", 0) * phase["horizon"] == 1.0
+    ):
+        raise ConfigError(
+            f"config key 'local_to_global.transformer.schedule.warmup': warm-up {schedule['warmup']} of the phase "
+            f"diagram's {phase['horizon']} steps is exactly one step; allowed: warmup x horizon != 1"
+        )
+    if {"p", "q"} <= set(phase) and all(abs(p + q - 1) <= 1e-9 for p in phase["p"] for q in phase["q"]):
+        raise ConfigError(
+            "config key 'local_to_global.phase': every (p, q) of the grid lies on p + q = 1, which is left out; "
+            "allowed: at least one p + q != 1"
+        )

@@ -36,6 +36,7 @@ class NonFiniteLoss(RuntimeError):
 class TrainResult:
     losses: pd.DataFrame  # step, lr, train_loss (update `step`'s batch), test_loss (fresh batch at `step`)
     checkpoints: dict[str, np.ndarray]  # "step" (K,) and one (K, *shape) array per parameter
+    final: dict[str, np.ndarray]  # every parameter after the last step taken (the stop or the end)
 
 
 def stream_seed(seed: int, stream: int) -> int:
@@ -92,10 +93,34 @@ def _check_finite(name: str, what: str, losses: torch.Tensor, steps: torch.Tenso
         raise NonFiniteLoss(f"{name}: {what} loss is {losses[first].item()} at step {int(steps[first])}")
 
 
+class Monitor:
+    """Watches a run's test evaluations and may end it early (the phase diagram's stopping rule).
+
+    ``evaluated`` sees every test batch with its loss; ``should_stop`` is asked once per chunk (one
+    host sync), and a True ends the run after that chunk's last step.
+    """
+
+    def evaluated(self, step: int, x: torch.Tensor, y: torch.Tensor, loss: torch.Tensor) -> None:
+        pass
+
+    def should_stop(self, step: int) -> bool:
+        return False
+
+
 def train(
-    chain: MarkovChain, init: str, seed: int, settings: RunSettings, name: str = "run", progress: bool = True
+    chain: MarkovChain,
+    init: str,
+    seed: int,
+    settings: RunSettings,
+    name: str = "run",
+    progress: bool = True,
+    monitor: Monitor | None = None,
 ) -> TrainResult:
-    """Train from ``init`` with every random draw from ``seed``; raise NonFiniteLoss naming ``name`` and the step."""
+    """Train from ``init`` with every random draw from ``seed``; raise NonFiniteLoss naming ``name`` and the step.
+
+    A ``monitor`` that asks to stop ends the run early: the learning-rate schedule stays that of the
+    full run (or its ``horizon``), and the losses end at the last step taken.
+    """
     device = resolve_device(settings.device)
     steps, every = settings.steps, settings.eval_every
     batch, context, chunk = settings.batch_size, settings.model.context, settings.chunk
@@ -126,7 +151,10 @@ def train(
         if step % every == 0:
             model.eval()
             with torch.no_grad():
-                test_loss[step] = model.loss(*next(test_data))
+                x, y = next(test_data)
+                test_loss[step] = model.loss(x, y)
+                if monitor is not None:
+                    monitor.evaluated(step, x, y, test_loss[step])
             model.train()
         if step in ckpt_steps:
             snapshots.append(snapshot(model))
@@ -134,6 +162,7 @@ def train(
     evaluate(0)
     _check_finite(name, "test", test_loss[:1], torch.zeros(1, dtype=torch.long))
     bar = tqdm(total=steps, desc=name, file=sys.stderr, disable=not progress, mininterval=2.0)
+    last = steps
     for start in range(1, steps + 1, chunk):
         stop = min(start + chunk, steps + 1)
         for step in range(start, stop):
@@ -153,18 +182,22 @@ def train(
         bar.update(stop - start)
         last_test = test_loss[tested[-1]].item() if len(tested) else float("nan")
         bar.set_postfix(train=f"{train_loss[stop - 1].item():.4f}", test=f"{last_test:.4f}", refresh=False)
+        if monitor is not None and stop <= steps and monitor.should_stop(stop - 1):
+            last = stop - 1
+            break
     bar.close()
 
     losses = pd.DataFrame(
         {
-            "step": np.arange(steps + 1),
-            "lr": lrs,
-            "train_loss": train_loss.cpu().numpy().astype(float),
-            "test_loss": test_loss.cpu().numpy().astype(float),
+            "step": np.arange(last + 1),
+            "lr": lrs[: last + 1],
+            "train_loss": train_loss[: last + 1].cpu().numpy().astype(float),
+            "test_loss": test_loss[: last + 1].cpu().numpy().astype(float),
         }
     )
     checkpoints = {"step": np.array(ckpt_steps), **stack_snapshots(snapshots)} if snapshots else {"step": np.array([])}
-    return TrainResult(losses, checkpoints)
+    final = {name: value.detach().cpu().numpy() for name, value in model.named_parameters()}
+    return TrainResult(losses, checkpoints, final)
 
 
 def train_and_write(settings: RunSettings, init: str, seed: int, run: str, losses_path, checkpoints_path) -> None:

@@ -1,0 +1,159 @@
+"""Figures of the phase diagram: heatmaps over (p, q) per init, and the plateau length of every
+run against the candidate explanations."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ..transformer.plots import INIT_LABELS
+from .cells import canonical_prediction
+
+HEATMAP_PANELS = (
+    ("median_plateau", "median plateau length (iterations)"),
+    ("on_plateau_window", "fraction not escaped by {window}"),
+    ("on_plateau_horizon", "fraction not escaped by {horizon}"),
+)
+
+
+def _edges(values: np.ndarray) -> np.ndarray:
+    middle = (values[1:] + values[:-1]) / 2
+    first = values[0] - (middle[0] - values[0]) if len(values) > 1 else values[0] - 0.05
+    last = values[-1] + (values[-1] - middle[-1]) if len(values) > 1 else values[-1] + 0.05
+    return np.concatenate([[first], middle, [last]])
+
+
+def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.Figure, pd.DataFrame]:
+    """One row per init, one column per measure; each cell's value written in it, unresolvable
+    cells hatched ("n/r": the gap is below the noise, no verdict), cells where the measured fate
+    contradicts the canonical model's prediction outlined in red; the line p + q = 1 dashed."""
+    inits = list(dict.fromkeys(cells.init))
+    ps, qs = np.sort(cells.p.unique()), np.sort(cells.q.unique())
+    p_edges, q_edges = _edges(ps), _edges(qs)
+
+    def box(p, q, **style):
+        i, j = np.searchsorted(ps, p), np.searchsorted(qs, q)
+        corner = (p_edges[i], q_edges[j])
+        return plt.Rectangle(corner, p_edges[i + 1] - p_edges[i], q_edges[j + 1] - q_edges[j], **style)
+
+    fig, axes = plt.subplots(len(inits), 3, figsize=(12, 3.7 * len(inits)), squeeze=False)
+    rows = []
+    for r, init in enumerate(inits):
+        frame = cells[cells.init == init]
+        for c, (column, title) in enumerate(HEATMAP_PANELS):
+            ax = axes[r, c]
+            values = np.full((len(qs), len(ps)), np.nan)
+            for row in frame[frame.resolvable].itertuples():  # unresolvable cells: grey and hatched below
+                values[np.searchsorted(qs, row.q), np.searchsorted(ps, row.p)] = getattr(row, column)
+            fraction = column != "median_plateau"
+            image = ax.pcolormesh(
+                p_edges,
+                q_edges,
+                np.ma.masked_invalid(values),
+                cmap="viridis",
+                vmin=0,
+                vmax=1 if fraction else horizon,
+                shading="flat",
+            )
+            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=6)
+            for row in frame.itertuples():
+                value = getattr(row, column)
+                predicted = canonical_prediction(init, row.p, row.q)
+                if not row.resolvable:
+                    ax.add_patch(box(row.p, row.q, facecolor="0.85", edgecolor="0.55", hatch="///", lw=0))
+                    label, ink = "n/r", "black"
+                else:
+                    label = f"{value:.0f}" if not fraction else f"{value:.2f}"
+                    ink = "black" if value / (1 if fraction else horizon) > 0.6 else "white"  # dark on viridis' yellow
+                    contradicts = fraction and predicted is not None and (value > 0.5) != predicted
+                    if contradicts:
+                        ax.add_patch(box(row.p, row.q, fill=False, color="red", lw=1.5))
+                ax.text(row.p, row.q, label, ha="center", va="center", fontsize=5.5, color=ink)
+                rows.append(
+                    {
+                        "init": init,
+                        "p": row.p,
+                        "q": row.q,
+                        "measure": column,
+                        "value": value,
+                        "resolvable": row.resolvable,
+                        "predicted_on_plateau": predicted,
+                    }
+                )
+            ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
+            ax.set_xticks(ps, [f"{v:g}" for v in ps])
+            ax.set_yticks(qs, [f"{v:g}" for v in qs])
+            ax.set_xlim(p_edges[0], p_edges[-1])
+            ax.set_ylim(q_edges[0], q_edges[-1])
+            ax.set_aspect("equal")
+            ax.grid(False)
+            ax.set_xlabel("p = P(1|0)")
+            ax.set_ylabel("q = P(0|1)")
+            ax.set_title(f"{INIT_LABELS.get(init, init)}: {title.format(window=window, horizon=horizon)}", fontsize=8)
+            ax.tick_params(labelsize=6)
+            _prediction_labels(ax, init)
+    fig.suptitle(
+        "Phase diagram: dashed p + q = 1; canonical prediction in the corners; red: measured fate "
+        "contradicts it; grey n/r: gap below the noise (no verdict)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig, pd.DataFrame(rows)
+
+
+def _prediction_labels(ax, init: str) -> None:
+    texts = {True: "predicted:\nplateau", False: "predicted:\nentropy rate", None: "no\nprediction"}
+    # Upper right lies above p + q = 1, lower left below it.
+    for corner, (p, q) in (((0.9, 0.92), (0.9, 0.9)), ((0.1, 0.08), (0.1, 0.1))):
+        ax.text(
+            *corner,
+            texts[canonical_prediction(init, p, q)],
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=5,
+            color="black",
+            bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 1},
+        )
+
+
+SCATTER_PANELS = (
+    ("switching_distance", "|p + q - 1|", "linear"),
+    ("gap", "gap H(pi) - entropy rate (nats)", "log"),
+    ("asymmetry", "|pi1 - 1/2|", "linear"),
+)
+SIDE_MARKERS = {"p+q>1": "o", "p+q<1": "s"}
+
+
+def plateau_scatter(runs: pd.DataFrame, horizon: int) -> tuple[plt.Figure, pd.DataFrame]:
+    """Plateau length of every run (one point per seed) against each candidate explanation; colour
+    the init, marker the side of p + q = 1, hollow a run that never escaped (its plateau lasts at
+    least the plotted length)."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), sharey=True)
+    colours = dict(zip(dict.fromkeys(runs.init), plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for ax, (column, label, scale) in zip(axes, SCATTER_PANELS):
+        for (init, side), group in runs.groupby(["init", "side"], sort=False):
+            for censored, part in group.groupby("censored"):
+                ax.scatter(
+                    part[column],
+                    part.plateau_length,
+                    marker=SIDE_MARKERS[side],
+                    s=14,
+                    alpha=0.75,
+                    facecolors="none" if censored else colours[init],
+                    edgecolors=colours[init],
+                    linewidths=0.8,
+                    label=f"{INIT_LABELS.get(init, init)}, {side}" + (" (never escaped)" if censored else ""),
+                )
+        ax.set_xscale(scale)
+        ax.set_xlabel(label)
+        ax.axhline(horizon, color="0.5", lw=0.8, ls=":")
+    axes[0].set_ylabel("plateau length (iterations)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    unique = dict(zip(labels, handles))
+    fig.legend(unique.values(), unique.keys(), loc="lower center", ncol=4, fontsize=6, frameon=False)
+    fig.suptitle("Plateau length of every run (dotted: the horizon)", fontsize=9)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    columns = ["init", "seed", "p", "q", "side", "switching_distance", "gap", "asymmetry", "plateau_length", "censored"]
+    return fig, runs[columns].reset_index(drop=True)

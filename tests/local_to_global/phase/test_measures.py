@@ -1,0 +1,164 @@
+"""Measures of the phase diagram on constructed loss curves: a plateau then an escape, a run that
+never escapes, a run straight to the entropy rate, the stopping rule's stretch, resolvability."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.phase.cells import canonical_prediction
+from replication.papers.local_to_global.phase.measures import (
+    closed_fraction,
+    gap,
+    on_plateau_at,
+    resolvable,
+    run_measures,
+    settled_since,
+)
+from replication.papers.local_to_global.phase.settings import (
+    MeasureSettings,
+    PhaseSettings,
+    StopSettings,
+    cell_chain,
+    cell_name,
+)
+
+CHAIN = MarkovChain(0.5, 0.8)
+MEASURES = MeasureSettings(escape=0.5, drop=0.5, smooth=5, resolution=10.0)
+STEPS = np.arange(0, 1001, 10)
+
+
+def curves(model_excess, noise=0.0, seed=0, gap_noise=0.0):
+    """Evaluations whose model loss sits ``model_excess`` (in units of the gap) above the chain's
+    loss; the chain's and unigram predictor's batch losses share one noise draw per batch, and
+    the batch gap between them scatters by ``gap_noise``."""
+    rng = np.random.default_rng(seed)
+    chain_loss = CHAIN.bigram_loss + noise * rng.standard_normal(len(STEPS))
+    unigram_loss = chain_loss + gap(CHAIN) + gap_noise * rng.standard_normal(len(STEPS))
+    return pd.DataFrame(
+        {
+            "step": STEPS,
+            "test_loss": chain_loss + np.asarray(model_excess, dtype=float) * gap(CHAIN),
+            "chain_loss": chain_loss,
+            "unigram_loss": unigram_loss,
+        }
+    )
+
+
+def plateau_then_escape(drop_end=100, escape=600):
+    """From 2 gaps above the entropy rate down to the plateau (1 gap) by ``drop_end``, on it until
+    ``escape - 50``, then linearly down to the entropy rate by ``escape + 50``."""
+    excess = np.interp(STEPS, [0, drop_end, escape - 50, escape + 50], [2.0, 1.0, 1.0, 0.0])
+    return excess
+
+
+def test_a_plateau_then_an_escape():
+    measures = run_measures(curves(plateau_then_escape()), CHAIN, MEASURES, reached=0.9, tail=10)
+    # The trailing mean of 5 evaluations (40 iterations) delays each threshold by about 20 iterations.
+    assert 50 <= measures["drop_end"] <= 100
+    assert measures["escaped"] and not measures["censored"]
+    assert 600 <= measures["escape"] <= 640
+    assert measures["plateau_length"] == measures["escape"] - measures["drop_end"]
+    assert measures["reached"] and measures["final_closed"] == pytest.approx(1.0)
+    assert measures["final_excess"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_run_that_never_escapes_is_censored_at_its_last_step():
+    excess = np.interp(STEPS, [0, 100, 1000], [2.0, 1.0, 1.0])
+    measures = run_measures(curves(excess), CHAIN, MEASURES, reached=0.9, tail=10)
+    assert not measures["escaped"] and measures["censored"] and np.isnan(measures["escape"])
+    assert measures["plateau_length"] == 1000 - measures["drop_end"]
+    assert not measures["reached"] and measures["final_closed"] == pytest.approx(0.0)
+    frame = pd.DataFrame([measures])
+    assert on_plateau_at(frame, 600).item() and on_plateau_at(frame, 1000).item()
+
+
+def test_on_plateau_at_a_step_counts_escapes_up_to_that_step():
+    frame = pd.DataFrame({"escaped": [True, True, False], "escape": [300.0, 700.0, np.nan]})
+    assert list(on_plateau_at(frame, 600)) == [False, True, True]
+    assert list(on_plateau_at(frame, 700)) == [False, False, True]
+
+
+def test_a_run_straight_to_the_entropy_rate_has_no_plateau():
+    excess = np.interp(STEPS, [0, 100], [2.0, 0.0])
+    measures = run_measures(curves(excess), CHAIN, MEASURES, reached=0.9, tail=10)
+    assert measures["escaped"]
+    # The "plateau" is only the passage from 1.5 gaps (end of the drop) to 0.5 (half closed): 50 iterations.
+    assert measures["plateau_length"] == pytest.approx(50, abs=10)
+
+
+def test_the_closed_fraction_cancels_the_batch_noise_at_both_ends():
+    noisy = 0.01  # a batch-to-batch noise of a fifth of the gap (0.047 nats)
+    at_plateau = closed_fraction(
+        *curves(np.ones(len(STEPS)), noise=noisy)[["test_loss", "chain_loss", "unigram_loss"]].T.values, 1
+    )
+    at_rate = closed_fraction(
+        *curves(np.zeros(len(STEPS)), noise=noisy)[["test_loss", "chain_loss", "unigram_loss"]].T.values, 1
+    )
+    np.testing.assert_allclose(at_plateau, 0.0, atol=1e-12)
+    np.testing.assert_allclose(at_rate, 1.0, atol=1e-12)
+    # Against the fixed population losses the same batches scatter by noise / gap.
+    measures = run_measures(curves(np.zeros(len(STEPS)), noise=noisy), CHAIN, MEASURES, reached=0.9, tail=50)
+    assert measures["noise_closed"] < 1e-9
+    assert measures["noise_closed_fixed"] == pytest.approx(noisy / gap(CHAIN), rel=0.3)
+
+
+def test_closed_fraction_sums_over_the_trailing_window():
+    model, chain, unigram = np.array([1.0, 1.0, 0.0]), np.zeros(3), np.array([1.0, 3.0, 1.0])
+    # Window 2: (u - m) summed / (u - c) summed: [0/1, (0+2)/(1+3), (2+1)/(3+1)].
+    np.testing.assert_allclose(closed_fraction(model, chain, unigram, 2), [0.0, 0.5, 0.75])
+
+
+def test_settled_since_is_the_start_of_the_last_stretch_above_the_threshold():
+    steps = np.array([0, 10, 20, 30, 40, 50])
+    assert settled_since(steps, np.array([0.0, 0.95, 0.5, 0.92, 0.95, 0.99]), 0.9) == 30
+    assert settled_since(steps, np.full(6, 0.95), 0.9) == 0
+    assert settled_since(steps, np.array([0.95, 0.95, 0.95, 0.95, 0.95, 0.2]), 0.9) is None
+
+
+@pytest.mark.parametrize(
+    ("noise", "expected"),
+    [(0.001, True), (0.02, False)],
+)
+def test_a_cell_is_resolvable_only_when_its_gap_exceeds_the_noise(noise, expected):
+    # Gap 0.047; the smoothed noise is noise / sqrt(5): 0.00045 (x105 below) or 0.0089 (x5.3 below).
+    assert resolvable(gap(CHAIN), noise, MEASURES) is expected
+
+
+def test_the_noise_measured_on_the_batches_decides_resolvability():
+    quiet = run_measures(curves(np.ones(len(STEPS)), gap_noise=0.001), CHAIN, MEASURES, reached=0.9, tail=10)
+    loud = run_measures(curves(np.ones(len(STEPS)), gap_noise=0.03, seed=1), CHAIN, MEASURES, reached=0.9, tail=10)
+    assert quiet["noise_gap"] == pytest.approx(0.001, rel=0.25)
+    assert loud["noise_gap"] == pytest.approx(0.03, rel=0.25)
+    assert resolvable(gap(CHAIN), quiet["noise_gap"], MEASURES)
+    assert not resolvable(gap(CHAIN), loud["noise_gap"], MEASURES)
+
+
+def test_the_grid_leaves_out_the_line_and_names_cells_both_ways():
+    phase = PhaseSettings(
+        p=(0.1, 0.2, 0.7),
+        q=(0.3, 0.8, 0.9),
+        inits=("standard", "ours"),
+        seeds=(1, 2),
+        horizon=100,
+        eval_every=10,
+        window=50,
+        stop=StopSettings(closed=0.9, patience=20),
+        measures=MEASURES,
+    )
+    cells = [(c.p, c.q) for c in phase.chains]
+    # 0.7 + 0.3 misses 1 by rounding only
+    assert (0.1, 0.9) not in cells and (0.2, 0.8) not in cells and (0.7, 0.3) not in cells
+    assert len(cells) == 9 - 3
+    assert phase.runs == [("standard", 1), ("standard", 2), ("ours", 1), ("ours", 2)]
+    for chain in phase.chains:
+        assert cell_chain(cell_name(chain)) == chain
+    assert cell_name(MarkovChain(0.1, 0.9)) == "p0.1_q0.9"
+
+
+def test_the_canonical_prediction_by_init_and_side():
+    assert canonical_prediction("standard", 0.6, 0.6) is True
+    assert canonical_prediction("standard", 0.2, 0.3) is False
+    assert canonical_prediction("ours", 0.6, 0.6) is False
+    assert canonical_prediction("ours", 0.2, 0.3) is None
+    assert canonical_prediction("rank_one", 0.6, 0.6) is None
