@@ -22,7 +22,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env lock figures test lint format docs report rulegraph clean diff bless bless-config bless-smoke timings mutation compare sweep phase
+.PHONY: env lock figures test lint format docs report rulegraph clean diff bless bless-config bless-smoke bless-phase timings mutation compare sweep phase
 
 env: $(VENV)/.installed
 
@@ -66,6 +66,15 @@ sweep: env
 # workload (hours of CPU at the default grid; measured cost in docs/phase-diagram.md), not part of figures/all.
 phase: env
 	$(PIPELINE) figures/phase --cores $(CORES) --configfile $(abspath $(CONFIG))
+
+# The phase diagram's reference set from the finished run in PHASE_DIR (figures/reference/phase: PNG
+# and CSV of its figures, claims report, provenance, settings), then that run's cost from the kernel's
+# counts (docs/measurements/phase_cost.md; with PHASE_DIR/time.txt, a /usr/bin/time -v report, its total).
+PHASE_DIR ?= .
+bless-phase: env
+	$(BIN)/python -m replication.diff bless --manifest phase $(PHASE_DIR) figures/reference/phase
+	$(BIN)/python scripts/benchmarks/phase_diagram.py --directory $(PHASE_DIR) --startups 3 --gemm \
+		$(if $(wildcard $(PHASE_DIR)/time.txt),--time $(PHASE_DIR)/time.txt) --write docs/measurements/phase_cost.md
 
 test: env
 	$(BIN)/python -m pytest

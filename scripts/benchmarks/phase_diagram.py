@@ -11,6 +11,10 @@ start-up cost of a job, and what early stopping saves. It prints numbers; it ass
 - ``--train P Q``: one cell trained here at the config's settings (every init and seed): CPU-s per
   run and per iteration, steps run against the horizon.
 - ``--time FILE``: the ``/usr/bin/time -v`` report of the pipeline run, for the total CPU-s and wall.
+- ``--gemm``: the machine's float32 GEMM rate on one thread (the attention's big products, as the
+  fast attention forms them): CPUs differ about twofold in it, and the step is bound by it.
+- ``--write FILE``: the same lines as Markdown (a bullet each, with the command and the machine),
+  e.g. ``figures/reference/phase/cost.md``, which the documentation includes.
 """
 
 from __future__ import annotations
@@ -29,6 +33,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPORTS = "import torch, replication.papers.local_to_global.phase.run, replication.io"
+LINES: list[str] = []  # everything printed, for --write
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+    LINES.append(line)
 
 
 def load() -> str:
@@ -59,47 +69,97 @@ def startups(count: int) -> None:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / count
     wall = (time.perf_counter() - wall) / count
-    print(f"start-up (python + torch + package imports): {cpu:.2f} CPU-s, {wall:.2f} s wall per job")
+    say(f"start-up of a job (python + torch + package imports): {cpu:.2f} CPU-s, {wall:.2f} s wall")
+
+
+def gemm_rate() -> None:
+    """GFLOP/s of the attention's big product, (2 (d + 1) (B + 1)) x N times N x 128 in float32 (d 8,
+    B 16, N 1024), on one thread: torch.mm (the BLAS PyTorch was built with) and, where PyTorch has
+    it, oneDNN's matrix product, for comparison (the pipeline uses torch.mm)."""
+    import torch
+
+    torch.set_num_threads(1)
+    left, right = torch.randn(306, 1024), torch.rand(1024, 128)
+    products = {"torch.mm": lambda: torch.mm(left, right)}
+    if torch.backends.mkldnn.is_available():
+        weights = right.T.contiguous()
+        products["oneDNN"] = lambda: torch.ops.mkldnn._linear_pointwise(left, weights, None, "none", [], "")
+    rates = {}
+    for name, product in products.items():
+        for _ in range(5):
+            product()
+        repeats, start = 50, time.perf_counter()
+        for _ in range(repeats):
+            product()
+        rates[name] = 2 * 306 * 1024 * 128 * repeats / (time.perf_counter() - start) / 1e9
+    say(
+        "float32 GEMM of the attention's shape, 1 thread: "
+        + ", ".join(f"{name} {rate:.0f} GFLOP/s" for name, rate in rates.items())
+    )
 
 
 def directory(folder: Path, phase) -> None:
     cells_dir = folder / "results" / "local_to_global" / "phase" / "cells"
     tables = sorted(cells_dir.glob("*/runs.csv"))
     if not tables:
-        print(f"{folder}: no finished cell")
+        say(f"{folder}: no finished cell")
         return
     runs = pd.concat([pd.read_csv(t).assign(cell=t.parent.name) for t in tables], ignore_index=True)
     cells_total = len(phase.chains)
     steps, horizon = runs.steps_run.sum(), (runs.horizon).sum()
     per_iteration = runs.cpu_s.sum() / steps
-    print(f"{folder}: {len(tables)} of {cells_total} cells finished, {len(runs)} runs")
-    print(
+    say(f"{folder}: {len(tables)} of {cells_total} cells finished, {len(runs)} runs")
+    say(
         f"  CPU-s per run: median {runs.cpu_s.median():.1f}, mean {runs.cpu_s.mean():.1f}, max {runs.cpu_s.max():.1f}; "
         f"per iteration {1000 * per_iteration:.1f} ms (evaluations included)"
     )
     by_cell = runs.groupby("cell").agg(cpu_s=("cpu_s", "sum"), steps=("steps_run", "sum"))
-    print(f"  CPU-s of training per cell job: median {by_cell.cpu_s.median():.0f}, max {by_cell.cpu_s.max():.0f}")
-    by_init = runs.groupby("init").agg(
-        steps=("steps_run", "mean"), stopped=("stopped_early", "mean"), cpu=("cpu_s", "mean")
+    say(f"  CPU-s of training per cell job: median {by_cell.cpu_s.median():.0f}, max {by_cell.cpu_s.max():.0f}")
+    pq = runs.cell.str.removeprefix("p").str.split("_q", expand=True).astype(float)
+    runs["side"] = (pq[0] + pq[1] > 1).map({True: "p + q > 1", False: "p + q < 1"})
+    by_init = runs.groupby(["init", "side"]).agg(
+        runs=("steps_run", "size"),
+        steps=("steps_run", "mean"),
+        stopped=("stopped_early", "mean"),
+        cpu=("cpu_s", "mean"),
+        total=("cpu_s", "sum"),
     )
-    for init, row in by_init.iterrows():
-        print(
-            f"  {init}: mean {row.steps:.0f} iterations per run, {row.stopped:.0%} stopped early, "
-            f"{row.cpu:.1f} CPU-s per run"
+    for (init, side), row in by_init.iterrows():
+        say(
+            f"  {init}, {side}: {int(row.runs)} runs, mean {row.steps:.0f} iterations, "
+            f"{row.stopped:.0%} stopped early, {row.cpu:.1f} CPU-s per run, "
+            f"{row.total / runs.cpu_s.sum():.0%} of the training CPU-s"
         )
-    print(
+    say(
         f"  early stopping: {steps} of {horizon} iterations run ({steps / horizon:.0%}); "
         f"saved ~{(horizon - steps) * per_iteration:.0f} CPU-s ({(horizon - steps) * per_iteration / 3600:.2f} CPU-h) "
         f"in these cells, x{horizon / steps:.2f} against running every run to the horizon"
     )
     if len(tables) < cells_total:
         projected = by_cell.cpu_s.mean() * cells_total
-        print(
+        say(
             f"  projection to the grid ({cells_total} cells) from the finished ones: {projected:.0f} CPU-s of "
             f"training ({projected / 3600:.2f} CPU-h); the finished cells are not a random sample"
         )
     else:
-        print(f"  grid total: {runs.cpu_s.sum():.0f} CPU-s of training ({runs.cpu_s.sum() / 3600:.2f} CPU-h)")
+        say(f"  grid total: {runs.cpu_s.sum():.0f} CPU-s of training ({runs.cpu_s.sum() / 3600:.2f} CPU-h)")
+
+
+def common_random_numbers(folder: Path) -> None:
+    """What scoring the model, the chain and the unigram predictor on the same batches cancels: the
+    per-batch noise of the closed fraction with common random numbers against the fixed population
+    losses (cells.csv of the measures rule, one value per cell and init)."""
+    path = folder / "results" / "local_to_global" / "phase" / "cells.csv"
+    if not path.exists():
+        return
+    cells = pd.read_csv(path)
+    ratio = cells.noise_closed_fixed / cells.noise_closed
+    say(
+        f"common random numbers: per-batch noise of the closed fraction {cells.noise_closed.median():.3g} "
+        f"(median over {len(cells)} cell-inits) against {cells.noise_closed_fixed.median():.3g} against fixed "
+        f"population losses: x{ratio.median():.1f} less (range x{ratio.min():.1f}-x{ratio.max():.1f}); "
+        f"{int(cells.resolvable.sum())} of {len(cells)} cell-inits resolvable"
+    )
 
 
 def time_report(path: Path) -> None:
@@ -108,8 +168,8 @@ def time_report(path: Path) -> None:
     system = float(re.search(r"System time \(seconds\): ([\d.]+)", text).group(1))
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", text).group(1)
     total = user + system
-    print(f"{path}: {total:.0f} CPU-s in all ({total / 3600:.2f} CPU-h; user {user:.0f}, system {system:.0f})")
-    print(f"  wall {wall}")
+    say(f"{path}: {total:.0f} CPU-s in all ({total / 3600:.2f} CPU-h; user {user:.0f}, system {system:.0f})")
+    say(f"  wall {wall}")
 
 
 def train_one(transformer, phase, p: float, q: float) -> None:
@@ -123,7 +183,7 @@ def train_one(transformer, phase, p: float, q: float) -> None:
     settings = phase_run_settings(transformer, phase, MarkovChain(p, q))
     _, runs, _ = train_cell(settings, phase.stop, phase.measures.smooth, f"p{p:g}_q{q:g}", progress=False)
     for run in runs.itertuples():
-        print(
+        say(
             f"  ({p:g}, {q:g}) {run.init} seed {run.seed}: {run.steps_run} of {run.horizon} iterations, "
             f"{run.cpu_s:.1f} CPU-s ({1000 * run.cpu_s / run.steps_run:.1f} ms per iteration), {run.wall_s:.1f} s wall"
         )
@@ -136,24 +196,50 @@ def main() -> None:
     parser.add_argument("--startups", type=int, default=0)
     parser.add_argument("--train", nargs=2, type=float, metavar=("P", "Q"))
     parser.add_argument("--time", type=Path)
+    parser.add_argument("--gemm", action="store_true")
+    parser.add_argument("--write", type=Path)
     args = parser.parse_args()
     transformer, phase = phase_config(args.configfile)
-    print(load())
-    print(
+    say(load())
+    say(
         f"grid: {len(phase.chains)} cells x {len(phase.inits)} inits x {len(phase.seeds)} seeds, "
         f"horizon {phase.horizon}, "
         f"test every {phase.eval_every}, stop after {phase.stop.patience} iterations at >= {phase.stop.closed}; "
         f"context {transformer.model.context}, batch {transformer.batch_size}, attention {transformer.attention}"
     )
+    if args.gemm:
+        gemm_rate()
     if args.startups:
         startups(args.startups)
     if args.train:
         train_one(transformer, phase, *args.train)
     if args.directory:
         directory(args.directory, phase)
+        common_random_numbers(args.directory)
     if args.time:
         time_report(args.time)
-    print(load())
+    say(load())
+    if args.write:
+        write(args.write, args.directory)
+
+
+def write(path: Path, directory: Path | None) -> None:
+    """LINES as Markdown bullets under the date, the CPU and the command (the run's folder as DIR)."""
+    from replication.io import write_text
+    from replication.provenance import cpu_model
+
+    command = " ".join(["scripts/benchmarks/phase_diagram.py", *sys.argv[1:]])
+    lines = LINES
+    if directory is not None:
+        command = command.replace(str(directory), "DIR")
+        lines = [line.replace(str(directory), "DIR") for line in lines]
+    header = [
+        "<!-- written by scripts/benchmarks/phase_diagram.py --write; do not edit -->",
+        f"Measured on {time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs, with `{command}`:",
+        "",
+    ]
+    bullets = [f"    - {line.strip()}" if line.startswith("  ") else f"- {line}" for line in lines]
+    write_text("\n".join(header + bullets) + "\n", path)
 
 
 if __name__ == "__main__":

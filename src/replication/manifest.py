@@ -31,9 +31,9 @@ def write_manifest(manifest: pd.DataFrame, path: str | os.PathLike) -> None:
     write_csv(manifest, path, sep="\t")
 
 
-def read_manifest(workdir: str | os.PathLike) -> pd.DataFrame:
-    """The manifest of the run in ``workdir``."""
-    return pd.read_csv(Path(workdir) / MANIFEST, sep="\t")
+def read_manifest(workdir: str | os.PathLike, name: str = "all") -> pd.DataFrame:
+    """The manifest ``figures/<name>`` of the run in ``workdir`` (``all``: the laptop set)."""
+    return pd.read_csv(Path(workdir) / FIGURES_ROOT / name, sep="\t")
 
 
 def manifest_figures(workdir: str | os.PathLike) -> list[str]:

@@ -192,6 +192,37 @@ def test_bless_copies_exactly_the_manifest(tmp_path):
     assert (dest / "claims.csv").read_bytes() == (run / "results/claims.csv").read_bytes()
 
 
+def test_bless_of_another_manifest_takes_its_figures_claims_and_provenance(tmp_path):
+    """figures/phase: its own figures, figures/phase_claims.md, results/phase_claims.csv and
+    figures/phase_provenance.json; the laptop set's files in the same run are left out."""
+    run = tmp_path / "run"
+    for name in ("one", "two"):
+        draw(run / "figures/paper_a" / f"{name}.pdf")
+    (run / "figures/all").write_text(MANIFEST)
+    (run / "figures/phase").write_text(
+        "path\tsha256\tpaper\tfigure\n"
+        "figures/paper_a/two.pdf\tx\tPaper A\tFig. 2\n"
+        "figures/phase_claims.md\tx\tall\tclaims report\n"
+    )
+    (run / "figures/provenance.json").write_text('{"set": "all"}')
+    (run / "figures/phase_provenance.json").write_text('{"set": "phase"}')
+    claims_report(run)
+    (run / "figures/phase_claims.md").write_text("# Claims checked by figures/phase\n")
+    (run / "results/phase_claims.csv").write_text("paper,claim_id,holds\nPaper A,6g,False\n")
+    dest = tmp_path / "reference" / "phase"
+    assert bless(run, dest, manifest="phase") == ["paper_a/two"]
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
+        "claims.csv",
+        "claims.md",
+        "paper_a/two.csv",
+        "paper_a/two.png",
+        "provenance.json",
+    ]
+    assert (dest / "claims.md").read_bytes() == (run / "figures/phase_claims.md").read_bytes()
+    assert (dest / "claims.csv").read_bytes() == (run / "results/phase_claims.csv").read_bytes()
+    assert json.loads((dest / "provenance.json").read_text()) == {"set": "phase"}
+
+
 @pytest.mark.parametrize("absent", ["figures/claims.md", "results/claims.csv"])
 def test_bless_without_the_listed_claims_report_writes_nothing(tmp_path, absent):
     run = tmp_path / "run"

@@ -17,10 +17,16 @@ from ..perturbation import DEFAULT_ULPS
 from ..provenance import read_provenance, write_provenance
 from .images import image_rms_between
 
-# The run's claims report and its data: blessed with the figures, so the committed reference set
-# carries the claims the documentation shows (figures/reference/<set>/claims.md, claims.csv).
-CLAIMS_REPORT = "figures/claims.md"
-CLAIMS_FILES = {CLAIMS_REPORT: "claims.md", "results/claims.csv": "claims.csv"}
+
+def claims_files(manifest: str) -> dict[str, str]:
+    """The claims report of a manifest and its data (run path -> name in the reference set): blessed
+    with the figures, so the committed set carries the claims the documentation shows."""
+    prefix = "" if manifest == "all" else f"{manifest}_"
+    return {f"figures/{prefix}claims.md": "claims.md", f"results/{prefix}claims.csv": "claims.csv"}
+
+
+def provenance_file(manifest: str) -> str:
+    return "provenance.json" if manifest == "all" else f"{manifest}_provenance.json"
 
 
 def bless(
@@ -28,23 +34,28 @@ def bless(
     dest: str | os.PathLike,
     members: list[str | os.PathLike] = (),
     ensemble: dict | None = None,
+    manifest: str = "all",
 ) -> list[str]:
-    """Make ``dest`` the reference set of every figure in ``<workdir>/figures/all``: PNG and CSV,
+    """Make ``dest`` the reference set of every figure in ``<workdir>/figures/<manifest>``: PNG and CSV,
     the run's ``provenance.json`` and ``settings.yaml``, its claims report (``claims.md`` and
     ``claims.csv``, when the manifest lists ``figures/claims.md``; then both must exist) and, given
     ensemble ``members`` (runs of the same pipeline under perturbed numerics), ``envelope.csv``;
-    ``ensemble`` fields are added to the provenance.
+    ``ensemble`` fields are added to the provenance. A manifest other than ``all`` brings its own
+    claims report (``figures/<manifest>_claims.md``) and provenance.
 
     Every other file in ``dest`` is removed, so the set is exactly the pipeline's figures. Returns
     the keys written.
     """
     workdir, dest = Path(workdir), Path(dest)
-    manifest = read_manifest(workdir)
-    figures = [path for path in manifest.path if Path(path).suffix == ".pdf"]
-    claims = CLAIMS_FILES if CLAIMS_REPORT in set(manifest.path) else {}
+    listed = list(read_manifest(workdir, manifest).path)
+    figures = [path for path in listed if Path(path).suffix == ".pdf"]
+    claims = claims_files(manifest)
+    claims = claims if next(iter(claims)) in listed else {}
     for source in claims:  # before anything is written: a run without its claims blesses nothing
         if not (workdir / source).is_file():
-            raise FileNotFoundError(f"{workdir / source}: figures/all lists the claims report, the run has no {source}")
+            raise FileNotFoundError(
+                f"{workdir / source}: figures/{manifest} lists the claims report, the run has no {source}"
+            )
     wanted = set()
     for path in figures:
         key = figure_key(path)
@@ -59,7 +70,7 @@ def bless(
         with atomic_path(dest / name) as tmp:
             shutil.copyfile(workdir / source, tmp)
         wanted.add(dest / name)
-    provenance = read_provenance(workdir / FIGURES_ROOT / "provenance.json")
+    provenance = read_provenance(workdir / FIGURES_ROOT / provenance_file(manifest))
     provenance.update({f"ensemble_{name}": value for name, value in (ensemble or {}).items()})
     write_provenance(provenance, dest / "provenance.json")
     wanted.add(dest / "provenance.json")
@@ -90,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         help="copy the PNG and CSV of every figure of a run into a reference set, "
         "with the numerical-noise envelope of an ensemble",
     )
-    blessing.add_argument("workdir", help="where the pipeline ran (holds figures/all)")
+    blessing.add_argument("workdir", help="where the pipeline ran (holds figures/all, or figures/<manifest>)")
     blessing.add_argument("dest", help="the reference set, e.g. figures/reference/smoke")
     blessing.add_argument(
         "--members",
@@ -108,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     blessing.add_argument("--scratch", help="folder for the members' runs (default: a temporary one, removed)")
     blessing.add_argument("--cores", default="all")
+    blessing.add_argument("--manifest", default="all", help="the figures of figures/<manifest> (e.g. phase)")
     args = parser.parse_args(argv)
     ensemble = {}
     with tempfile.TemporaryDirectory(prefix="ensemble-") as temporary:
@@ -125,6 +137,6 @@ def main(argv: list[str] | None = None) -> int:
                 "wall_s": round(wall),
             }
             print(f"ensemble of {len(folders)} members: {wall:.0f} s wall in all", flush=True)
-        keys = bless(args.workdir, args.dest, folders, ensemble)
+        keys = bless(args.workdir, args.dest, folders, ensemble, manifest=args.manifest)
     print(f"blessed {len(keys)} figures into {args.dest}: {', '.join(keys)}")
     return 0
