@@ -52,12 +52,14 @@ if OTHER_MANIFESTS:
 
     rule figures_manifest_other:
         """figures/<manifest> for a manifest other than figures/all (e.g. a workload too long for a
-        laptop): its figures and its claims report, with sha256, and the provenance beside it."""
+        laptop): its figures, its claims report and the tree's settings, with sha256, and the
+        provenance beside it."""
         input:
             lambda wildcards: [
                 path for record in FIGURES_BY_MANIFEST[wildcards.manifest] for path in figure_files(record["path"])
             ],
             "figures/{manifest}_claims.md",
+            rules.settings_record.output,
         output:
             manifest="figures/{manifest}",
             provenance="figures/{manifest}_provenance.json",
@@ -77,7 +79,8 @@ if OTHER_MANIFESTS:
                     "path": f"figures/{wildcards.manifest}_claims.md",
                     "paper": "all",
                     "figure": "claims report",
-                }
+                },
+                {"path": "figures/settings.yaml", "paper": "all", "figure": "settings"},
             ],
             settings={key: SETTINGS_RECORD[key] for key in ("name", "over", "sha256")},
             tree=TREE,

@@ -306,11 +306,15 @@ def compare_runs(a: Run, b: Run, out_dir: str | os.PathLike, settings: dict, env
 
 def envelope_set(settings: dict) -> Path | None:
     """The reference set whose recorded settings are closest to ``settings``: its envelopes are the
-    noise of figures computed the way these are."""
+    noise of figures computed the way these are (sets without an envelope, such as the phase
+    diagram's, are not candidates)."""
+    from ..envelopes import ENVELOPE_FILE
     from ..variants import closest_tree, read_record
 
     sets = PROJECT_ROOT / "figures" / "reference"
-    candidates = {p.name: p for p in sorted(sets.glob("*")) if p.is_dir() and read_record(p)}
+    candidates = {
+        p.name: p for p in sorted(sets.glob("*")) if p.is_dir() and read_record(p) and (p / ENVELOPE_FILE).is_file()
+    }
     return closest_tree(settings, candidates)
 
 

@@ -26,10 +26,12 @@ def test_the_phase_manifest_lists_its_figures_and_claims(phase_smoke_run):
         f"{FIGURES}/phase_heatmaps.pdf",
         f"{FIGURES}/phase_plateau.pdf",
         "figures/phase_claims.md",
+        "figures/settings.yaml",
     ]
     for row in manifest.itertuples():
         assert hashlib.sha256((phase_smoke_run / row.path).read_bytes()).hexdigest() == row.sha256
     assert (phase_smoke_run / "figures" / "phase_provenance.json").is_file()
+    assert yaml.safe_load((phase_smoke_run / "figures" / "settings.yaml").read_text())["name"] == "smoke"
     # The laptop set is not built by this target.
     assert not (phase_smoke_run / "figures" / "all").exists()
 
