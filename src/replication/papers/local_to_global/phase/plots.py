@@ -64,7 +64,8 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                     ax.add_patch(box(row.p, row.q, facecolor="0.85", edgecolor="0.55", hatch="///", lw=0))
                     label, ink = "n/r", "black"
                 else:
-                    label = f"{value:.0f}" if not fraction else f"{value:.2f}"
+                    # fractions of seeds as counts: "2/3" not escaped
+                    label = f"{round(value * row.seeds)}/{row.seeds}" if fraction else f"{value:.0f}"
                     ink = "black" if value / (1 if fraction else horizon) > 0.6 else "white"  # dark on viridis' yellow
                     contradicts = fraction and predicted is not None and (value > 0.5) != predicted
                     if contradicts:
@@ -90,32 +91,23 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
             ax.grid(False)
             ax.set_xlabel("p = P(1|0)")
             ax.set_ylabel("q = P(0|1)")
-            ax.set_title(f"{INIT_LABELS.get(init, init)}: {title.format(window=window, horizon=horizon)}", fontsize=8)
+            measure = title.format(window=window, horizon=horizon)
+            ax.set_title(f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}", fontsize=8)
             ax.tick_params(labelsize=6)
-            _prediction_labels(ax, init)
     fig.suptitle(
-        "Phase diagram: dashed p + q = 1; canonical prediction in the corners; red: measured fate "
-        "contradicts it; grey n/r: gap below the noise (no verdict)",
+        "Phase diagram: dashed p + q = 1; red: the measured fate contradicts the canonical model's "
+        "prediction; grey n/r: gap below the noise (no verdict)",
         fontsize=9,
     )
     fig.tight_layout()
     return fig, pd.DataFrame(rows)
 
 
-def _prediction_labels(ax, init: str) -> None:
-    texts = {True: "predicted:\nplateau", False: "predicted:\nentropy rate", None: "no\nprediction"}
-    # Upper right lies above p + q = 1, lower left below it.
-    for corner, (p, q) in (((0.9, 0.92), (0.9, 0.9)), ((0.1, 0.08), (0.1, 0.1))):
-        ax.text(
-            *corner,
-            texts[canonical_prediction(init, p, q)],
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-            fontsize=5,
-            color="black",
-            bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 1},
-        )
+def _prediction(init: str) -> str:
+    """What the canonical model predicts for ``init`` above and below p + q = 1, in words."""
+    texts = {True: "plateau", False: "entropy rate", None: "none"}
+    above, below = (texts[canonical_prediction(init, p, q)] for p, q in ((0.9, 0.9), (0.1, 0.1)))
+    return f"predicted: {above} above the line, {below} below"
 
 
 SCATTER_PANELS = (
