@@ -169,7 +169,9 @@ def time_report(path: Path) -> None:
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", text).group(1)
     total = user + system
     say(f"{path}: {total:.0f} CPU-s in all ({total / 3600:.2f} CPU-h; user {user:.0f}, system {system:.0f})")
-    say(f"  wall {wall}")
+    parts = [float(part) for part in wall.split(":")]  # h:mm:ss or m:ss.ss
+    hours = sum(part * 60.0**-i for i, part in enumerate(parts)) / (60 if len(parts) == 2 else 1)
+    say(f"  wall {wall} ({hours:.2f} h), {total / 3600 / hours:.2f} cores busy on average")
 
 
 def train_one(transformer, phase, p: float, q: float) -> None:

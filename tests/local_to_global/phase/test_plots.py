@@ -1,0 +1,51 @@
+"""The phase heatmaps say what a reader needs in the figure itself: counts of seeds per cell, the
+canonical prediction per panel, red where the measured fate contradicts it, n/r where no verdict."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from replication.papers.local_to_global.phase.plots import phase_heatmaps
+
+
+def cells_table() -> pd.DataFrame:
+    """Standard init in three cells: above the line, escaped in 2 of 3 seeds by the horizon (contradicts
+    the plateau), below it at the entropy rate (agrees), and one unresolvable cell."""
+    rows = []
+    for p, q, window, horizon, resolvable in (
+        (0.9, 0.9, 1.0, 1 / 3, True),
+        (0.1, 0.1, 0.0, 0.0, True),
+        (0.5, 0.6, 1.0, 1.0, False),
+    ):
+        rows.append(
+            {
+                "p": p,
+                "q": q,
+                "init": "standard",
+                "seeds": 3,
+                "median_plateau": 2000.0,
+                "on_plateau_window": window,
+                "on_plateau_horizon": horizon,
+                "resolvable": resolvable,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def test_heatmap_labels_titles_and_outlines():
+    figure, data = phase_heatmaps(cells_table(), window=600, horizon=3000)
+    texts = {text.get_text() for ax in figure.axes for text in ax.texts}
+    assert {"1/3", "3/3", "0/3", "2000", "n/r"} <= texts
+    titles = [ax.get_title() for ax in figure.axes if ax.get_title()]
+    assert all("predicted: plateau above the line, entropy rate below" in title for title in titles)
+    red = [
+        patch
+        for ax in figure.axes
+        for patch in ax.patches
+        if not patch.get_fill() and matplotlib.colors.same_color(patch.get_edgecolor(), "red")
+    ]
+    assert len(red) == 1  # (0.9, 0.9) at the horizon: 1 of 3 seeds still on the plateau, predicted all
+    assert len(data) == 3 * 3 and set(data.predicted_on_plateau) == {True, False}
+    plt.close(figure)
