@@ -115,8 +115,7 @@ def directory(folder: Path, phase) -> None:
     )
     by_cell = runs.groupby("cell").agg(cpu_s=("cpu_s", "sum"), steps=("steps_run", "sum"))
     say(f"  CPU-s of training per cell job: median {by_cell.cpu_s.median():.0f}, max {by_cell.cpu_s.max():.0f}")
-    pq = runs.cell.str.removeprefix("p").str.split("_q", expand=True).astype(float)
-    runs["side"] = (pq[0] + pq[1] > 1).map({True: "p + q > 1", False: "p + q < 1"})
+    runs["side"] = [("p + q > 1" if sum(cell_pq(cell)) > 1 else "p + q < 1") for cell in runs.cell]
     by_init = runs.groupby(["init", "side"]).agg(
         runs=("steps_run", "size"),
         steps=("steps_run", "mean"),
@@ -136,13 +135,26 @@ def directory(folder: Path, phase) -> None:
         f"in these cells, x{horizon / steps:.2f} against running every run to the horizon"
     )
     if len(tables) < cells_total:
-        projected = by_cell.cpu_s.mean() * cells_total
+        # Per side of the line: the finished cells' mean, times the grid's cells on that side.
+        above = {cell: (lambda pq: pq[0] + pq[1] > 1)(cell_pq(cell)) for cell in by_cell.index}
+        grid_above = sum(chain.p + chain.q > 1 for chain in phase.chains)
+        means = by_cell.cpu_s.groupby(pd.Series(above)).mean()
+        if len(means) == 2:
+            projected = means[True] * grid_above + means[False] * (cells_total - grid_above)
+            how = "the mean cell of each side of the line times the grid's cells on that side"
+        else:
+            projected, how = by_cell.cpu_s.mean() * cells_total, "the mean cell times the grid's cells"
         say(
-            f"  projection to the grid ({cells_total} cells) from the finished ones: {projected:.0f} CPU-s of "
-            f"training ({projected / 3600:.2f} CPU-h); the finished cells are not a random sample"
+            f"  projection to the grid ({cells_total} cells): {projected:.0f} CPU-s of training "
+            f"({projected / 3600:.2f} CPU-h; {how})"
         )
     else:
         say(f"  grid total: {runs.cpu_s.sum():.0f} CPU-s of training ({runs.cpu_s.sum() / 3600:.2f} CPU-h)")
+
+
+def cell_pq(cell: str) -> tuple[float, float]:
+    p, q = cell.removeprefix("p").split("_q")
+    return float(p), float(q)
 
 
 def common_random_numbers(folder: Path) -> None:
