@@ -13,7 +13,6 @@ import pandas as pd
 from .io import write_csv
 from .paths import FIGURES_ROOT
 
-MANIFEST = FIGURES_ROOT / "all"
 MANIFEST_COLUMNS = ["path", "sha256", "paper", "figure"]
 
 

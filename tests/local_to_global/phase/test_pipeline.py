@@ -9,7 +9,9 @@ import pytest
 import yaml
 
 from helpers import ROOT, run_snakemake
+from replication.diff.bless import bless
 from replication.papers.local_to_global.phase.cells import canonical_prediction
+from replication.variants import read_record
 
 FIGURES = "figures/local_to_global"
 SMOKE = yaml.safe_load((ROOT / "src/replication/papers/local_to_global/smoke.yaml").read_text())["phase"]
@@ -91,6 +93,28 @@ def test_claims_rows_per_cell_with_verdicts(phase_smoke_run):
     report = (phase_smoke_run / "figures/phase_claims.md").read_text()
     assert report.startswith("# Claims checked by figures/phase")
     assert "no claims table reports it" not in report  # a part of the claims, not the spec's catalogue
+
+
+def test_blessing_the_phase_run_takes_its_figures_claims_and_settings(phase_smoke_run, tmp_path):
+    """make bless-phase: the set holds the phase manifest's figures (PNG + CSV), its claims report,
+    the settings record and the phase provenance, and nothing of the laptop set."""
+    dest = tmp_path / "phase"
+    assert bless(phase_smoke_run, dest, manifest="phase") == [
+        "local_to_global/phase_heatmaps",
+        "local_to_global/phase_plateau",
+    ]
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
+        "claims.csv",
+        "claims.md",
+        "local_to_global/phase_heatmaps.csv",
+        "local_to_global/phase_heatmaps.png",
+        "local_to_global/phase_plateau.csv",
+        "local_to_global/phase_plateau.png",
+        "provenance.json",
+        "settings.yaml",
+    ]
+    assert (dest / "claims.md").read_bytes() == (phase_smoke_run / "figures/phase_claims.md").read_bytes()
+    assert read_record(dest)["name"] == "smoke"
 
 
 def test_figures_all_has_no_phase_job(tmp_path):
