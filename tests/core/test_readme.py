@@ -62,3 +62,14 @@ def test_relative_links_exist():
 
 def test_readme_stays_short():
     assert len(README.read_text().splitlines()) <= 150
+
+
+def test_the_phase_cost_stated_is_the_measured_one():
+    """The README's cost of figures/phase comes from its benchmark's report
+    (docs/measurements/phase_cost.md: the grid total, or the projection of a run not finished)."""
+    report = (ROOT / "docs/measurements/phase_cost.md").read_text()
+    measured = re.search(r"(?:grid total|projection to the grid).*?\(([\d.]+) CPU-h", report)
+    row = next(line for line in README.read_text().splitlines() if "phase_heatmaps.pdf" in line)
+    stated = re.search(r"over (\d+) CPU-h on 2 cores", row)
+    assert measured and stated, row
+    assert int(stated.group(1)) == int(float(measured.group(1)))
