@@ -24,22 +24,16 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 COLUMNS = ["N", "B", "p", "q", "init", "seed", "steps", "cpu_s", "ms_per_iter", "escape", "final_closed"]
 
 
 def settings():
-    from replication.config import validate_config
-    from replication.papers.local_to_global.phase.settings import phase_settings
-    from replication.papers.local_to_global.transformer.settings import transformer_settings
+    """The transformer's and the phase's settings of config/config.yaml (as phase_diagram.py reads them)."""
+    from phase_diagram import phase_config  # this script's folder is on the path when it runs
 
-    config = validate_config(
-        yaml.safe_load((ROOT / "config" / "config.yaml").read_text()),
-        ROOT / "workflow" / "schemas" / "config.schema.yaml",
-    )
-    return transformer_settings(config["local_to_global"]), phase_settings(config["local_to_global"])
+    return phase_config([])
 
 
 def measure(cells: list[tuple[float, float]], sizes: list[tuple[int, int]]) -> pd.DataFrame:
