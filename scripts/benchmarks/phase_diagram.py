@@ -60,7 +60,8 @@ def phase_config(configfiles: list[str]):
     return transformer_settings(config["local_to_global"]), phase_settings(config["local_to_global"])
 
 
-def startups(count: int) -> None:
+def startups(count: int) -> float:
+    """CPU-s of one job's start-up (the mean over ``count`` fresh interpreters)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
@@ -70,6 +71,7 @@ def startups(count: int) -> None:
     cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / count
     wall = (time.perf_counter() - wall) / count
     say(f"start-up of a job (python + torch + package imports): {cpu:.2f} CPU-s, {wall:.2f} s wall")
+    return cpu
 
 
 def gemm_rate() -> None:
@@ -98,7 +100,9 @@ def gemm_rate() -> None:
     )
 
 
-def directory(folder: Path, phase) -> None:
+def directory(folder: Path, phase, startup: float | None) -> None:
+    """The runs' cost in ``folder``; for a finished grid its total, with the cell jobs' start-ups
+    (``startup`` CPU-s each) when measured."""
     cells_dir = folder / "results" / "local_to_global" / "phase" / "cells"
     tables = sorted(cells_dir.glob("*/runs.csv"))
     if not tables:
@@ -149,7 +153,17 @@ def directory(folder: Path, phase) -> None:
             f"({projected / 3600:.2f} CPU-h; {how})"
         )
     else:
-        say(f"  grid total: {runs.cpu_s.sum():.0f} CPU-s of training ({runs.cpu_s.sum() / 3600:.2f} CPU-h)")
+        training = runs.cpu_s.sum()
+        say(f"  grid total: {training:.0f} CPU-s of training ({training / 3600:.2f} CPU-h)")
+        if startup is not None:
+            total = training + startup * cells_total
+            say(
+                f"  with the start-ups of its {cells_total} cell jobs ({startup:.2f} CPU-s each): "
+                f"{total:.0f} CPU-s in all ({total / 3600:.2f} CPU-h)"
+            )
+        # Cell jobs side by side on every core: the runs' wall time shared among the cores.
+        wall = runs.wall_s.sum() / os.cpu_count()
+        say(f"  wall of the training on {os.cpu_count()} cores side by side: {wall / 3600:.2f} h")
 
 
 def cell_pq(cell: str) -> tuple[float, float]:
@@ -223,12 +237,11 @@ def main() -> None:
     )
     if args.gemm:
         gemm_rate()
-    if args.startups:
-        startups(args.startups)
+    startup = startups(args.startups) if args.startups else None
     if args.train:
         train_one(transformer, phase, *args.train)
     if args.directory:
-        directory(args.directory, phase)
+        directory(args.directory, phase, startup)
         common_random_numbers(args.directory)
     if args.time:
         time_report(args.time)
