@@ -13,6 +13,8 @@ start-up cost of a job, and what early stopping saves. It prints numbers; it ass
 - ``--time FILE``: the ``/usr/bin/time -v`` report of the pipeline run, for the total CPU-s and wall.
 - ``--gemm``: the machine's float32 GEMM rate on one thread (the attention's big products, as the
   fast attention forms them): CPUs differ about twofold in it, and the step is bound by it.
+- ``--step``: one training step's CPU alone, and the part of it the attention's big products take,
+  timed alone with torch.mm and with oneDNN: what routing them through oneDNN would save.
 - ``--write FILE``: the same lines as Markdown (a bullet each, with the command and the machine),
   e.g. ``figures/reference/phase/cost.md``, which the documentation includes.
 """
@@ -161,6 +163,12 @@ def directory(folder: Path, phase, startup: float | None) -> None:
                 f"  with the start-ups of its {cells_total} cell jobs ({startup:.2f} CPU-s each): "
                 f"{total:.0f} CPU-s in all ({total / 3600:.2f} CPU-h)"
             )
+            # The step cost at which these iterations (and start-ups) would fit in 2 CPU-hours
+            budget = (2 * 3600 - startup * cells_total) / steps
+            say(
+                f"  2 CPU-h for these {steps} iterations: at most {1000 * budget:.1f} ms per iteration "
+                f"(measured {1000 * per_iteration:.1f}: x{per_iteration / budget:.2f} too slow)"
+            )
         # Cell jobs side by side on every core: the runs' wall time shared among the cores.
         wall = runs.wall_s.sum() / os.cpu_count()
         say(f"  wall of the training on {os.cpu_count()} cores side by side: {wall / 3600:.2f} h")
@@ -200,6 +208,82 @@ def time_report(path: Path) -> None:
     say(f"  wall {wall} ({hours:.2f} h), {total / 3600 / hours:.2f} cores busy on average")
 
 
+def step_cost(transformer, phase, steps: int = 30) -> None:
+    """One training step at (0.5, 0.8) from the standard init, one thread alone, and the part of it
+    that the attention's big products take: the step's own sequence of them (forward, and the two
+    backward products, per block of rows of the causal triangle), timed alone with torch.mm, as
+    the fast attention calls it, and with oneDNN's product (row-major left operands, as oneDNN
+    wants them), and the step with the oneDNN products in their place."""
+    import dataclasses
+
+    import torch
+
+    from replication.papers.local_to_global.data import sample_sequences
+    from replication.papers.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.phase.settings import phase_run_settings
+    from replication.papers.local_to_global.transformer.fast_attention import BLOCK_ROWS
+    from replication.papers.local_to_global.transformer.model import initialise
+    from replication.papers.local_to_global.transformer.train import make_model, make_optimizer
+
+    torch.set_num_threads(1)
+    chain = MarkovChain(0.5, 0.8)
+    settings = dataclasses.replace(phase_run_settings(transformer, phase, chain), checkpoints=())
+    generator = torch.Generator().manual_seed(1)
+    model = initialise(make_model(settings), "standard", settings.sigma, generator, settings.rank_one_value)
+    optimizer = make_optimizer(model, settings)
+    length = settings.model.context
+    tokens = sample_sequences(chain, (settings.batch_size,), length + 1, generator)
+    x, y = tokens[:, :-1], tokens[:, 1:]
+
+    def step():
+        loss = model.loss(x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+
+    rows = 2 * (settings.model.d + 1) * (settings.batch_size + 1)
+    rhs, grad_sums = torch.randn(rows, length), torch.randn(rows, length)
+    rhs_rows, grad_rows = rhs.T.contiguous(), grad_sums.T.contiguous()
+    blocks = [(start, min(start + BLOCK_ROWS, length)) for start in range(0, length, BLOCK_ROWS)]
+    weights = [torch.rand(stop, stop - start) for start, stop in blocks]  # (keys, rows) per block
+
+    def blas():
+        for (start, stop), w in zip(blocks, weights):
+            torch.mm(rhs[:, :stop], w)
+            torch.mm(grad_sums[:, start:stop], w.T)
+            torch.mm(rhs[:, :stop].T, grad_sums[:, start:stop])
+
+    def onednn():
+        onednn_product = torch.ops.mkldnn._linear_pointwise  # a @ b.T
+        for (start, stop), w in zip(blocks, weights):
+            onednn_product(rhs[:, :stop], w.T, None, "none", [], "")
+            onednn_product(grad_sums[:, start:stop], w, None, "none", [], "")
+            onednn_product(grad_rows[start:stop], rhs_rows[:stop], None, "none", [], "")
+
+    def cpu_ms(fn, repeats):
+        for _ in range(3):
+            fn()
+        cpu = time.process_time()
+        for _ in range(repeats):
+            fn()
+        return (time.process_time() - cpu) / repeats * 1e3
+
+    per_step = cpu_ms(step, steps)
+    products = {"torch.mm": cpu_ms(blas, steps)}
+    if torch.backends.mkldnn.is_available():
+        products["oneDNN"] = cpu_ms(onednn, steps)
+    say(
+        f"a training step at (0.5, 0.8), standard init, 1 thread alone: {per_step:.1f} ms CPU, of which the "
+        f"attention's big products ({len(blocks)} blocks x 3 products) take {products['torch.mm']:.1f} ms with torch.mm"
+    )
+    if "oneDNN" in products:
+        faster = per_step - products["torch.mm"] + products["oneDNN"]
+        say(
+            f"  the same products with oneDNN: {products['oneDNN']:.1f} ms; the step with them: {faster:.1f} ms "
+            f"(x{per_step / faster:.2f})"
+        )
+
+
 def train_one(transformer, phase, p: float, q: float) -> None:
     import torch
 
@@ -225,6 +309,7 @@ def main() -> None:
     parser.add_argument("--train", nargs=2, type=float, metavar=("P", "Q"))
     parser.add_argument("--time", type=Path)
     parser.add_argument("--gemm", action="store_true")
+    parser.add_argument("--step", action="store_true")
     parser.add_argument("--write", type=Path)
     args = parser.parse_args()
     transformer, phase = phase_config(args.configfile)
@@ -237,6 +322,8 @@ def main() -> None:
     )
     if args.gemm:
         gemm_rate()
+    if args.step:
+        step_cost(transformer, phase)
     startup = startups(args.startups) if args.startups else None
     if args.train:
         train_one(transformer, phase, *args.train)

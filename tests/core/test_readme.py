@@ -72,4 +72,4 @@ def test_the_phase_cost_stated_is_the_measured_one():
     row = next(line for line in README.read_text().splitlines() if "phase_heatmaps.pdf" in line)
     stated = re.search(r"\(([\d.]+) CPU-h on 2 cores", row)
     assert measured and stated, row
-    assert float(stated.group(1)) == round(int(measured.group(1)) / 3600, 1)
+    assert abs(float(stated.group(1)) - int(measured.group(1)) / 3600) <= 0.05 + 1e-9  # stated to 0.1 CPU-h
