@@ -1,7 +1,7 @@
 """Cost of the phase diagram (figures/phase): CPU seconds per run, per iteration and per job, the
 start-up cost of a job, and what early stopping saves. It prints numbers; it asserts nothing.
 
-    .venv/bin/python scripts/benchmarks/phase_diagram.py --directory DIR [--startups 3] [--train P Q]
+    .venv/bin/python scripts/benchmarks/phase_diagram.py --directory DIR [--startups 3] [--gemm] [--step] [--train P Q]
 
 - ``--directory``: a pipeline directory with phase cells (finished or not): the runs' CPU seconds
   as the kernel counted them (``resource.getrusage`` around each run, in each cell's runs.csv), the
@@ -16,7 +16,7 @@ start-up cost of a job, and what early stopping saves. It prints numbers; it ass
 - ``--step``: one training step's CPU alone, and the part of it the attention's big products take,
   timed alone with torch.mm and with oneDNN: what routing them through oneDNN would save.
 - ``--write FILE``: the same lines as Markdown (a bullet each, with the command and the machine),
-  e.g. ``figures/reference/phase/cost.md``, which the documentation includes.
+  e.g. ``docs/measurements/phase_cost.md``, which the documentation includes.
 """
 
 from __future__ import annotations
