@@ -1,7 +1,8 @@
 """Cost of the phase diagram (figures/phase): CPU seconds per run, per iteration and per job, the
 start-up cost of a job, and what early stopping saves. It prints numbers; it asserts nothing.
 
-    .venv/bin/python scripts/benchmarks/phase_diagram.py --directory DIR [--startups 3] [--gemm] [--step] [--train P Q]
+    .venv/bin/python scripts/benchmarks/phase_diagram.py --directory DIR [--startups 3] [--gemm] [--step] [--heap]
+        [--train P Q]
 
 - ``--directory``: a pipeline directory with phase cells (finished or not): the runs' CPU seconds
   as the kernel counted them (``resource.getrusage`` around each run, in each cell's runs.csv), the
@@ -15,6 +16,9 @@ start-up cost of a job, and what early stopping saves. It prints numbers; it ass
   fast attention forms them): CPUs differ about twofold in it, and the step is bound by it.
 - ``--step``: one training step's CPU alone, and the part of it the attention's big products take,
   timed alone with torch.mm and with oneDNN: what routing them through oneDNN would save.
+- ``--heap``: the step in fresh interpreters, alternately with glibc's default heap and with freed
+  memory kept (``replication.compute``, as the training jobs run), alone and two side by side:
+  CPU ms (user and system) and page faults per step, and what keeping saves of a finished grid.
 - ``--write FILE``: the same lines as Markdown (a bullet each, with the command and the machine),
   e.g. ``docs/measurements/phase_cost.md``, which the documentation includes.
 """
@@ -32,6 +36,8 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+
+from replication.compute import keep_freed_memory
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPORTS = "import torch, replication.papers.local_to_global.phase.run, replication.io"
@@ -102,9 +108,10 @@ def gemm_rate() -> None:
     )
 
 
-def directory(folder: Path, phase, startup: float | None) -> None:
+def directory(folder: Path, phase, startup: float | None, heap_saving: float | None) -> None:
     """The runs' cost in ``folder``; for a finished grid its total, with the cell jobs' start-ups
-    (``startup`` CPU-s each) when measured."""
+    (``startup`` CPU-s each) when measured, and what keeping freed memory saves of it (``heap_saving``
+    ms per iteration, from ``heap_cost``) against glibc's default heap."""
     cells_dir = folder / "results" / "local_to_global" / "phase" / "cells"
     tables = sorted(cells_dir.glob("*/runs.csv"))
     if not tables:
@@ -169,6 +176,13 @@ def directory(folder: Path, phase, startup: float | None) -> None:
                 f"  2 CPU-h for these {steps} iterations: at most {1000 * budget:.1f} ms per iteration "
                 f"(measured {1000 * per_iteration:.1f}: x{per_iteration / budget:.2f} too slow)"
             )
+        if heap_saving is not None:
+            saved = heap_saving / 1000 * steps
+            say(
+                f"  keeping freed memory saves ~{saved:.0f} CPU-s of these iterations against glibc's default heap "
+                f"({heap_saving:.1f} ms per iteration side by side, the heap line above: "
+                f"x{training / (training - saved):.2f})"
+            )
         # Cell jobs side by side on every core: the runs' wall time shared among the cores.
         wall = runs.wall_s.sum() / os.cpu_count()
         say(f"  wall of the training on {os.cpu_count()} cores side by side: {wall / 3600:.2f} h")
@@ -208,12 +222,9 @@ def time_report(path: Path) -> None:
     say(f"  wall {wall} ({hours:.2f} h), {total / 3600 / hours:.2f} cores busy on average")
 
 
-def step_cost(transformer, phase, steps: int = 30) -> None:
-    """One training step at (0.5, 0.8) from the standard init, one thread alone, and the part of it
-    that the attention's big products take: the step's own sequence of them (forward, and the two
-    backward products, per block of rows of the causal triangle), timed alone with torch.mm, as
-    the fast attention calls it, and with oneDNN's product (row-major left operands, as oneDNN
-    wants them), and the step with the oneDNN products in their place."""
+def phase_step(transformer, phase):
+    """One training step at (0.5, 0.8) from the standard init at the phase settings, on one thread
+    (a closure over a fixed batch), and the run's settings."""
     import dataclasses
 
     import torch
@@ -221,7 +232,6 @@ def step_cost(transformer, phase, steps: int = 30) -> None:
     from replication.papers.local_to_global.data import sample_sequences
     from replication.papers.local_to_global.markov import MarkovChain
     from replication.papers.local_to_global.phase.settings import phase_run_settings
-    from replication.papers.local_to_global.transformer.fast_attention import BLOCK_ROWS
     from replication.papers.local_to_global.transformer.model import initialise
     from replication.papers.local_to_global.transformer.train import make_model, make_optimizer
 
@@ -231,8 +241,7 @@ def step_cost(transformer, phase, steps: int = 30) -> None:
     generator = torch.Generator().manual_seed(1)
     model = initialise(make_model(settings), "standard", settings.sigma, generator, settings.rank_one_value)
     optimizer = make_optimizer(model, settings)
-    length = settings.model.context
-    tokens = sample_sequences(chain, (settings.batch_size,), length + 1, generator)
+    tokens = sample_sequences(chain, (settings.batch_size,), settings.model.context + 1, generator)
     x, y = tokens[:, :-1], tokens[:, 1:]
 
     def step():
@@ -240,6 +249,22 @@ def step_cost(transformer, phase, steps: int = 30) -> None:
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+
+    return step, settings
+
+
+def step_cost(transformer, phase, steps: int = 30) -> None:
+    """One training step (``phase_step``), one thread alone, and the part of it that the attention's
+    big products take: the step's own sequence of them (forward, and the two backward products, per
+    block of rows of the causal triangle), timed alone with torch.mm, as the fast attention calls it,
+    and with oneDNN's product (row-major left operands, as oneDNN wants them), and the step with the
+    oneDNN products in their place."""
+    import torch
+
+    from replication.papers.local_to_global.transformer.fast_attention import BLOCK_ROWS
+
+    step, settings = phase_step(transformer, phase)
+    length = settings.model.context
 
     rows = 2 * (settings.model.d + 1) * (settings.batch_size + 1)
     rhs, grad_sums = torch.randn(rows, length), torch.randn(rows, length)
@@ -284,6 +309,67 @@ def step_cost(transformer, phase, steps: int = 30) -> None:
         )
 
 
+HEAP_MODES = ("default", "kept")  # glibc's own thresholds; freed memory kept (replication.compute, as jobs do)
+
+
+def heap_child(mode: str, steps: int) -> None:
+    """In a fresh interpreter: ``steps`` training steps (``phase_step``) with the heap ``mode``; prints
+    the kernel's user and system CPU ms and the page faults per step as JSON."""
+    import json
+
+    if mode == "kept":
+        keep_freed_memory()
+    transformer, phase = phase_config([])
+    step, _ = phase_step(transformer, phase)
+    for _ in range(3):
+        step()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    for _ in range(steps):
+        step()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    per_step = {
+        "user_ms": (after.ru_utime - before.ru_utime) * 1e3,
+        "system_ms": (after.ru_stime - before.ru_stime) * 1e3,
+        "faults": after.ru_minflt - before.ru_minflt,
+    }
+    print(json.dumps({key: value / steps for key, value in per_step.items()}))
+
+
+def heap_cost(repeats: int = 3, steps: int = 40) -> float:
+    """The step with glibc's default heap against freed memory kept, in fresh interpreters taken in
+    turn, alone and two side by side (as a grid's two jobs run on two cores): median CPU ms per step
+    (user + system) and page faults per step. Returns the CPU ms per step that keeping saves side by side."""
+    import json
+    import statistics
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, str(Path(__file__).resolve()), "--steps", str(steps), "--heap-child"]
+    saved = 0.0
+    for side_by_side in (1, 2):
+        samples = {mode: [] for mode in HEAP_MODES}
+        for _ in range(repeats):
+            for mode in HEAP_MODES:
+                children = [
+                    subprocess.Popen([*command, mode], stdout=subprocess.PIPE, text=True, env=env)
+                    for _ in range(side_by_side)
+                ]
+                samples[mode] += [json.loads(child.communicate()[0]) for child in children]
+        cpu = {mode: statistics.median(s["user_ms"] + s["system_ms"] for s in samples[mode]) for mode in HEAP_MODES}
+        parts = [
+            f"{mode} {cpu[mode]:.1f} ms (system {statistics.median(s['system_ms'] for s in samples[mode]):.1f}, "
+            f"{statistics.median(s['faults'] for s in samples[mode]):.0f} page faults)"
+            for mode in HEAP_MODES
+        ]
+        where = "alone" if side_by_side == 1 else "two side by side"
+        say(
+            f"heap, a step at (0.5, 0.8), {where} ({len(samples['kept'])} processes of {steps} steps per heap): "
+            + "; ".join(parts).replace("kept", "freed memory kept")
+            + f": x{cpu['default'] / cpu['kept']:.2f}"
+        )
+        saved = cpu["default"] - cpu["kept"]
+    return saved
+
+
 def train_one(transformer, phase, p: float, q: float) -> None:
     import torch
 
@@ -310,8 +396,14 @@ def main() -> None:
     parser.add_argument("--time", type=Path)
     parser.add_argument("--gemm", action="store_true")
     parser.add_argument("--step", action="store_true")
+    parser.add_argument("--heap", action="store_true")
+    parser.add_argument("--steps", type=int, default=40, help=argparse.SUPPRESS)
+    parser.add_argument("--heap-child", choices=HEAP_MODES, help=argparse.SUPPRESS)
     parser.add_argument("--write", type=Path)
     args = parser.parse_args()
+    if args.heap_child:
+        return heap_child(args.heap_child, args.steps)
+    keep_freed_memory()  # as every training job does (replication.compute)
     transformer, phase = phase_config(args.configfile)
     say(load())
     say(
@@ -324,11 +416,12 @@ def main() -> None:
         gemm_rate()
     if args.step:
         step_cost(transformer, phase)
+    heap_saving = heap_cost() if args.heap else None
     startup = startups(args.startups) if args.startups else None
     if args.train:
         train_one(transformer, phase, *args.train)
     if args.directory:
-        directory(args.directory, phase, startup)
+        directory(args.directory, phase, startup, heap_saving)
         common_random_numbers(args.directory)
     if args.time:
         time_report(args.time)

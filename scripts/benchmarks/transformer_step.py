@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 import yaml
 
+from replication.compute import keep_freed_memory
 from replication.config import validate_config
 from replication.papers.local_to_global.data import sample_sequences
 from replication.papers.local_to_global.transformer.model import initialise
@@ -134,6 +135,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="per-iteration slopes per path (median)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = parser.parse_args()
+    keep_freed_memory()  # as every training job does
 
     print(f"load before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs, torch {torch.__version__}")
     print("settings: d=8, N=1024, B=16, AdamW, standard init, p=0.5, q=0.8")

@@ -1,12 +1,11 @@
 """Train every (init, seed) of one phase-diagram cell: evaluations and runs (CSV), final weights (.npz)."""
 
-import torch
-
+from replication.compute import prepare_training_job
 from replication.io import log_to, write_csv, write_npz
 from replication.papers.local_to_global.phase.run import train_cell
 
 log = log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+prepare_training_job(snakemake.threads)
 evaluations, runs, final = train_cell(
     snakemake.params.settings, snakemake.params.stop, snakemake.params.smooth, snakemake.wildcards.cell
 )

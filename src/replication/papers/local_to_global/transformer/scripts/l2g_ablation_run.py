@@ -1,12 +1,11 @@
 """Retrain a figure's first run of Local to Global with one setting of the authors' code changed."""
 
-import torch
-
+from replication.compute import prepare_training_job
 from replication.io import log_to
 from replication.papers.local_to_global.transformer.train import train_and_write
 
 log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+prepare_training_job(snakemake.threads)
 train_and_write(
     snakemake.params.settings,
     snakemake.wildcards.init,

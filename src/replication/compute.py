@@ -1,0 +1,43 @@
+"""A training job's compute set-up: its torch threads, and a C heap that keeps what it frees.
+
+A training step frees and allocates the same few-megabyte buffers every time. glibc's malloc gives
+the top of its heap back to the kernel once more than its trim threshold lies free there, so the next
+step takes those pages again as fresh page faults, which the kernel zero-fills: at the phase
+diagram's settings about 900 faults and 1-2 ms of system time per step (`scripts/benchmarks/heap.py`).
+Fixed thresholds keep the freed memory in the heap. Only where memory comes from changes: torch
+aligns every buffer to 64 bytes either way, so the numbers are the same
+(`tests/core/test_compute.py`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+# mallopt's parameters (glibc's malloc.h)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_TRIM_THRESHOLD = 1 << 30  # free memory at the top of the heap stays there up to 1 GiB
+# Blocks above this still get their own mapping (glibc's largest threshold on 64-bit); below it they
+# come from the heap. Setting it also stops glibc from raising it as it goes, which setting only the
+# trim threshold would freeze at 128 KiB.
+_MMAP_THRESHOLD = 32 << 20
+
+
+def keep_freed_memory() -> bool:
+    """Fix glibc's trim and mmap thresholds so that freed memory is reused, not returned and faulted
+    in again; True if the C library took both (glibc), False where it has no such setting."""
+    name = ctypes.util.find_library("c")
+    try:
+        mallopt = ctypes.CDLL(name).mallopt
+    except (OSError, AttributeError, TypeError):  # no C library found, or one without mallopt (macOS)
+        return False
+    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)) and bool(mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD))
+
+
+def prepare_training_job(threads: int) -> None:
+    """What every training job does before its first step: ``threads`` torch threads, freed memory kept."""
+    import torch
+
+    torch.set_num_threads(threads)
+    keep_freed_memory()

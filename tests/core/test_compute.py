@@ -1,0 +1,74 @@
+"""A job's heap keeps what it frees: no page faults for reused buffers, and the same numbers."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from replication.compute import keep_freed_memory
+
+glibc = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mallopt is glibc's")
+
+# Rounds of a step's pattern: buffers of 1-3 MiB, 10 MiB in all, allocated, used and all freed.
+ROUNDS = """
+import resource, sys, torch
+from replication.compute import keep_freed_memory
+if sys.argv[1] == "kept":
+    assert keep_freed_memory()
+def one_round():
+    buffers = [torch.ones(n << 18) for n in (4, 8, 2, 12, 6, 8)]
+    return sum(float(b.sum()) for b in buffers)
+one_round(), one_round()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(20):
+    one_round()
+print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 20)
+"""
+
+
+def page_faults_per_round(mode: str) -> float:
+    result = subprocess.run([sys.executable, "-c", ROUNDS, mode], capture_output=True, text=True, check=True)
+    return float(result.stdout)
+
+
+@glibc
+def test_glibc_takes_both_thresholds():
+    assert keep_freed_memory() is True
+
+
+@glibc
+def test_freed_buffers_are_reused_not_faulted_in_again():
+    default, kept = page_faults_per_round("default"), page_faults_per_round("kept")
+    # glibc's default heap returns the freed 10 MiB and faults them in again (2560 pages a round)
+    assert default > 1000, default
+    assert kept < 0.05 * default, (kept, default)
+
+
+TRAINING = textwrap.dedent(
+    """
+    import sys, torch
+    sys.path.insert(0, {tests!r})
+    from helpers import small_run_settings
+    from replication.compute import keep_freed_memory
+    from replication.papers.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.transformer.settings import run_settings
+    from replication.papers.local_to_global.transformer.train import train
+    if sys.argv[1] == "kept":
+        keep_freed_memory()
+    torch.set_num_threads(1)
+    run = train(MarkovChain(0.5, 0.8), "standard", 3, run_settings(small_run_settings()), progress=False)
+    print(run.losses.to_json(double_precision=15), [float(v.sum()).hex() for v in run.final.values()])
+    """
+)
+
+
+def test_training_gives_the_same_numbers_with_freed_memory_kept():
+    from pathlib import Path
+
+    script = TRAINING.format(tests=str(Path(__file__).resolve().parents[1]))
+    runs = [
+        subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True, check=True).stdout
+        for mode in ("default", "kept")
+    ]
+    assert runs[0] and runs[0] == runs[1]
