@@ -73,7 +73,7 @@ phase: env
 PHASE_DIR ?= .
 bless-phase: env
 	$(BIN)/python -m replication.diff bless --manifest phase $(PHASE_DIR) figures/reference/phase
-	$(BIN)/python scripts/benchmarks/phase_diagram.py --directory $(PHASE_DIR) --startups 3 --gemm --step \
+	$(BIN)/python scripts/benchmarks/phase_diagram.py --directory $(PHASE_DIR) --startups 3 --gemm --step --heap \
 		$(if $(wildcard $(PHASE_DIR)/time.txt),--time $(PHASE_DIR)/time.txt) --write docs/measurements/phase_cost.md
 
 test: env
