@@ -68,11 +68,17 @@ def phase_config(configfiles: list[str]):
     return transformer_settings(config["local_to_global"]), phase_settings(config["local_to_global"])
 
 
+def child_environment() -> dict[str, str]:
+    """This environment, with this checkout's library first on the path of a child interpreter."""
+    path = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
 def startups(count: int) -> float:
     """CPU-s of one job's start-up (the mean over ``count`` fresh interpreters)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
+    env = child_environment()
     for _ in range(count):
         subprocess.run([sys.executable, "-c", IMPORTS], check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -342,7 +348,7 @@ def heap_cost(repeats: int = 3, steps: int = 40) -> float:
     import json
     import statistics
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
+    env = child_environment()
     command = [sys.executable, str(Path(__file__).resolve()), "--steps", str(steps), "--heap-child"]
     saved = 0.0
     for side_by_side in (1, 2):
