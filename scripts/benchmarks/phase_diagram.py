@@ -315,7 +315,8 @@ def step_cost(transformer, phase, steps: int = 30) -> None:
         )
 
 
-HEAP_MODES = ("default", "kept")  # glibc's own thresholds; freed memory kept (replication.compute, as jobs do)
+# glibc's own thresholds; freed memory kept (replication.compute, as jobs do): mode -> its label
+HEAP_MODES = {"default": "default", "kept": "freed memory kept"}
 
 
 def heap_child(mode: str, steps: int) -> None:
@@ -362,14 +363,14 @@ def heap_cost(repeats: int = 3, steps: int = 40) -> float:
                 samples[mode] += [json.loads(child.communicate()[0]) for child in children]
         cpu = {mode: statistics.median(s["user_ms"] + s["system_ms"] for s in samples[mode]) for mode in HEAP_MODES}
         parts = [
-            f"{mode} {cpu[mode]:.1f} ms (system {statistics.median(s['system_ms'] for s in samples[mode]):.1f}, "
+            f"{label} {cpu[mode]:.1f} ms (system {statistics.median(s['system_ms'] for s in samples[mode]):.1f}, "
             f"{statistics.median(s['faults'] for s in samples[mode]):.0f} page faults)"
-            for mode in HEAP_MODES
+            for mode, label in HEAP_MODES.items()
         ]
         where = "alone" if side_by_side == 1 else "two side by side"
         say(
             f"heap, a step at (0.5, 0.8), {where} ({len(samples['kept'])} processes of {steps} steps per heap): "
-            + "; ".join(parts).replace("kept", "freed memory kept")
+            + "; ".join(parts)
             + f": x{cpu['default'] / cpu['kept']:.2f}"
         )
         saved = cpu["default"] - cpu["kept"]
@@ -404,7 +405,7 @@ def main() -> None:
     parser.add_argument("--step", action="store_true")
     parser.add_argument("--heap", action="store_true")
     parser.add_argument("--steps", type=int, default=40, help=argparse.SUPPRESS)
-    parser.add_argument("--heap-child", choices=HEAP_MODES, help=argparse.SUPPRESS)
+    parser.add_argument("--heap-child", choices=list(HEAP_MODES), help=argparse.SUPPRESS)
     parser.add_argument("--write", type=Path)
     args = parser.parse_args()
     if args.heap_child:
