@@ -36,10 +36,11 @@ class Figure:
 
 @dataclass(frozen=True)
 class Table:
-    """A table of the paper (Markdown or LaTeX), listed in figures/all like the figures."""
+    """A table or text of the paper (Markdown or LaTeX), listed in its manifest like the figures."""
 
     path: str
     table: str
+    manifest: str = "all"  # as Figure.manifest
 
 
 @dataclass(frozen=True)
@@ -116,5 +117,5 @@ class Paper:
 
     @property
     def manifests(self) -> tuple[str, ...]:
-        """The manifests its figures belong to, "all" first."""
-        return tuple(dict.fromkeys(["all", *(figure.manifest for figure in self.figures)]))
+        """The manifests its figures and tables belong to, "all" first."""
+        return tuple(dict.fromkeys(["all", *(item.manifest for item in (*self.figures, *self.tables))]))

@@ -67,10 +67,17 @@ FIGURES_BY_MANIFEST = {
 }
 FIGURES = FIGURES_BY_MANIFEST["all"]
 
-# Tables of the papers (Markdown, LaTeX): listed in figures/all like the figures.
-TABLES = [
-    {"path": table.path, "paper": paper.name, "figure": table.table} for paper in PAPERS for table in paper.tables
-]
+# Tables of the papers (Markdown, LaTeX), by manifest: listed in figures/<manifest> like the figures.
+TABLES_BY_MANIFEST = {
+    manifest: [
+        {"path": table.path, "paper": paper.name, "figure": table.table}
+        for paper in PAPERS
+        for table in paper.tables
+        if table.manifest == manifest
+    ]
+    for manifest in MANIFESTS
+}
+TABLES = TABLES_BY_MANIFEST["all"]
 
 
 # Every per-area claims table (replication.claims format), by manifest; each manifest's claims

@@ -58,6 +58,7 @@ if OTHER_MANIFESTS:
             lambda wildcards: [
                 path for record in FIGURES_BY_MANIFEST[wildcards.manifest] for path in figure_files(record["path"])
             ],
+            lambda wildcards: [record["path"] for record in TABLES_BY_MANIFEST[wildcards.manifest]],
             "figures/{manifest}_claims.md",
             rules.settings_record.output,
         output:
@@ -74,6 +75,7 @@ if OTHER_MANIFESTS:
             config={key: value for key, value in config.items() if key != "diff"},
             project_root=str(PROJECT_ROOT),
             figures=lambda wildcards: FIGURES_BY_MANIFEST[wildcards.manifest]
+            + TABLES_BY_MANIFEST[wildcards.manifest]
             + [
                 {
                     "path": f"figures/{wildcards.manifest}_claims.md",

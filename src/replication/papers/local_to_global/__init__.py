@@ -51,12 +51,32 @@ PAPER = Paper(
             "phase/report/phase_plateau.rst",
             manifest="phase",
         ),
+        # The loss landscape at the plateau, cell by cell: its own manifest, figures/plateau (reads figures/phase).
+        Figure(
+            f"{_FIGURES}/plateau_curvature.pdf",
+            "Curvature at the plateau (beyond the paper)",
+            "plateau/report/plateau_curvature.rst",
+            manifest="plateau",
+        ),
+        Figure(
+            f"{_FIGURES}/plateau_law.pdf",
+            "Plateau length against the saddle law (beyond the paper)",
+            "plateau/report/plateau_law.rst",
+            manifest="plateau",
+        ),
+        Figure(
+            f"{_FIGURES}/plateau_directions.pdf",
+            "Where the lowest curvature lies (beyond the paper)",
+            "plateau/report/plateau_directions.rst",
+            manifest="plateau",
+        ),
     ),
     tables=(
         Table(f"{_FIGURES}/table1.md", "Table 1"),
         Table(f"{_FIGURES}/table1.tex", "Table 1"),
         Table(f"{_FIGURES}/table2.md", "Table 2"),
         Table(f"{_FIGURES}/table2.tex", "Table 2"),
+        Table("figures/plateau_findings.md", "Minimum or saddle: findings in words", manifest="plateau"),
     ),
     # Spec section 5, items 1-6; a claims-table row names its item by the first number of its claim_id.
     claim_key="claim_id",

@@ -1,0 +1,164 @@
+"""Figures of the plateau analysis: the lowest curvature over (p, q) (full model and canonical
+restriction), plateau length against the saddle law, and where the bottom eigenvector lies."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.colors import CenteredNorm
+
+from ..phase.plots import _edges
+from .analysis import SADDLE
+from .hessian import BLOCKS
+
+RESTRICTIONS = (("", "full model"), ("canonical_", "canonical directions"))
+
+
+def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Figure, pd.DataFrame]:
+    """One row per point, one column per restriction: the median lambda_min over seeds on a diverging
+    map centred on 0, its value and the seeds that are saddles written in the cell, hatched where
+    |lambda_min| is below ``significance`` x its noise; the line p + q = 1 dashed."""
+    points = list(dict.fromkeys(cells.point))
+    ps, qs = np.sort(cells.p.unique()), np.sort(cells.q.unique())
+    p_edges, q_edges = _edges(ps), _edges(qs)
+    scale = float(np.nanmax(np.abs(cells[["lambda_min", "canonical_lambda_min"]].to_numpy()))) or 1.0
+    fig, axes = plt.subplots(len(points), 2, figsize=(8.4, 3.8 * len(points)), squeeze=False)
+    rows = []
+    for r, point in enumerate(points):
+        frame = cells[cells.point == point]
+        for c, (prefix, label) in enumerate(RESTRICTIONS):
+            ax = axes[r, c]
+            values = np.full((len(qs), len(ps)), np.nan)
+            for row in frame.itertuples():
+                values[np.searchsorted(qs, row.q), np.searchsorted(ps, row.p)] = getattr(row, f"{prefix}lambda_min")
+            image = ax.pcolormesh(
+                p_edges,
+                q_edges,
+                np.ma.masked_invalid(values),
+                cmap="RdBu_r",
+                norm=CenteredNorm(0, scale),
+                shading="flat",
+            )
+            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=6)
+            for row in frame.itertuples():
+                value, noise = getattr(row, f"{prefix}lambda_min"), getattr(row, f"{prefix}noise")
+                saddles = getattr(row, f"{prefix}saddles")
+                resolved = abs(value) >= significance * noise
+                if not resolved:
+                    i, j = np.searchsorted(ps, row.p), np.searchsorted(qs, row.q)
+                    corner = (p_edges[i], q_edges[j])
+                    size = (p_edges[i + 1] - p_edges[i], q_edges[j + 1] - q_edges[j])
+                    ax.add_patch(plt.Rectangle(corner, *size, fill=False, hatch="///", edgecolor="0.45", lw=0))
+                ink = "white" if abs(value) > 0.6 * scale else "black"  # light on the map's dark ends
+                ax.text(
+                    row.p,
+                    row.q,
+                    f"{value * 1e3:.2f}\n{saddles}/{row.seeds}",
+                    ha="center",
+                    va="center",
+                    fontsize=5,
+                    color=ink,
+                )
+                rows.append(
+                    {
+                        "point": point,
+                        "restriction": label,
+                        "p": row.p,
+                        "q": row.q,
+                        "lambda_min": value,
+                        "noise": noise,
+                        "resolved": resolved,
+                        "saddles": saddles,
+                        "seeds": row.seeds,
+                    }
+                )
+            ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
+            ax.set_xticks(ps, [f"{v:g}" for v in ps])
+            ax.set_yticks(qs, [f"{v:g}" for v in qs])
+            ax.set_xlim(p_edges[0], p_edges[-1])
+            ax.set_ylim(q_edges[0], q_edges[-1])
+            ax.set_aspect("equal")
+            ax.grid(False)
+            ax.set_xlabel("p = P(1|0)")
+            ax.set_ylabel("q = P(0|1)")
+            ax.set_title(f"{point}: lowest Hessian eigenvalue, {label}", fontsize=8)
+            ax.tick_params(labelsize=6)
+    fig.suptitle(
+        f"Curvature at the plateau (x 1e-3; saddles/seeds in each cell; hatched: |lambda_min| < {significance:g} x noise)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig, pd.DataFrame(rows)
+
+
+def saddle_law_figure(law: pd.DataFrame, fit: dict) -> tuple[plt.Figure, pd.DataFrame]:
+    """Plateau length of every run that escaped a saddle against log(1/sigma) / |lambda_min|: the
+    fitted half and the checked half, and the fitted law through the origin."""
+    fig, ax = plt.subplots(figsize=(4.8, 3.8))
+    for half, marker in (("fit", "o"), ("check", "s")):
+        part = law[law.half == half]
+        if len(part):
+            ax.scatter(
+                part.clock, part.plateau_length, marker=marker, s=16, alpha=0.8, label=f"{half} half ({len(part)} runs)"
+            )
+    if np.isfinite(fit.get("constant", np.nan)) and len(law):
+        clock = np.linspace(0, law.clock.max() * 1.05, 50)
+        ax.plot(clock, fit["constant"] * clock, color="black", lw=1, label=f"law: {fit['constant']:.3g} x clock")
+        ax.fill_between(clock, fit["constant"] * clock / 2, 2 * fit["constant"] * clock, color="0.8", alpha=0.5, lw=0)
+    ax.set_xlabel("log(1/sigma) / |lambda_min|")
+    ax.set_ylabel("plateau length (iterations)")
+    factor = fit.get("max_factor", np.nan)
+    ax.set_title(
+        f"Saddle law at {fit['point']} (grey: factor 2)\nchecked half: rank corr. {fit.get('rank_correlation', np.nan):.2f}, "
+        f"largest factor {factor:.2f}",
+        fontsize=8,
+    )
+    if len(law):
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    columns = ["p", "q", "seed", "point", "lambda_1", "clock", "plateau_length", "half", "prediction"]
+    return fig, law[columns].reset_index(drop=True)
+
+
+def direction_bars(cells: pd.DataFrame, point: str, count: int = 8) -> tuple[plt.Figure, pd.DataFrame]:
+    """The bottom eigenvector's share per parameter block (median over seeds), for up to ``count``
+    cells at ``point`` spread over the range of lambda_min, with its share in the canonical directions."""
+    frame = cells[cells.point == point].sort_values("lambda_min").reset_index(drop=True)
+    chosen = frame.iloc[np.unique(np.linspace(0, len(frame) - 1, min(count, len(frame))).round().astype(int))]
+    fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(chosen) + 1.6))
+    left = np.zeros(len(chosen))
+    labels = [
+        f"({r.p:g}, {r.q:g}) {r.lambda_min * 1e3:.2f}e-3, canonical {r.canonical_weight:.2f}"
+        for r in chosen.itertuples()
+    ]
+    colours = plt.get_cmap("tab10").colors
+    rows = []
+    for k, block in enumerate(BLOCKS):
+        share = chosen[f"weight_{block}"].to_numpy()
+        ax.barh(np.arange(len(chosen)), share, left=left, color=colours[k % 10], label=block)
+        left += share
+        rows += [
+            {
+                "p": r.p,
+                "q": r.q,
+                "point": point,
+                "block": block,
+                "share": s,
+                "lambda_min": r.lambda_min,
+                "canonical_weight": r.canonical_weight,
+            }
+            for r, s in zip(chosen.itertuples(), share)
+        ]
+    ax.set_yticks(np.arange(len(chosen)), labels, fontsize=6)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the bottom eigenvector's squared norm")
+    ax.set_title(
+        f"Where the lowest curvature lies, {point} ((p, q), lambda_min, share in the canonical directions)", fontsize=8
+    )
+    ax.legend(fontsize=6, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
+    fig.tight_layout()
+    return fig, pd.DataFrame(rows)
+
+
+__all__ = ["SADDLE", "curvature_heatmaps", "direction_bars", "saddle_law_figure"]

@@ -1,0 +1,190 @@
+# Local to Global, the loss landscape at the unigram plateau: the phase grid's standard-init runs
+# above the line trained again to points on their plateau, and the Hessian of the full loss there.
+# Built by figures/plateau (its own manifest); reads the phase grid's measures (figures/phase's runs).
+# Training and Hessian jobs are per cell; tables, figures and claims are localrules.
+
+# Self-contained: included before or after the package's other rule files (sorted by path).
+from replication.papers.local_to_global import PAPER as L2G_PLATEAU_PAPER
+from replication.papers.local_to_global.phase.settings import (
+    cell_chain as l2g_plateau_cell_chain,
+    cell_name as l2g_plateau_cell_name,
+    phase_run_settings as l2g_plateau_run_settings,
+    phase_settings as l2g_plateau_phase_settings,
+)
+from replication.papers.local_to_global.plateau import MANIFEST as L2G_PLATEAU_MANIFEST
+from replication.papers.local_to_global.plateau.settings import (
+    PHASE_DIR as L2G_PLATEAU_PHASE_DIR,
+    PLATEAU_DIR as L2G_PLATEAU_DIR,
+    plateau_chains,
+    plateau_files,
+    plateau_settings,
+)
+from replication.papers.local_to_global.transformer.settings import transformer_settings as l2g_plateau_transformer
+
+L2G_PLATEAU = plateau_settings(config["local_to_global"])
+L2G_PLATEAU_PHASE = l2g_plateau_phase_settings(config["local_to_global"])
+L2G_PLATEAU_TRAINING = l2g_plateau_transformer(config["local_to_global"])
+L2G_PLATEAU_CELLS = [l2g_plateau_cell_name(chain) for chain in plateau_chains(L2G_PLATEAU_PHASE)]
+L2G_PLATEAU_CLAIMS = register_claims(f"{L2G_PLATEAU_DIR}/claims.csv", manifest=L2G_PLATEAU_MANIFEST)
+L2G_PLATEAU_FIGURES = L2G_PLATEAU_PAPER.figures_dir
+
+
+rule l2g_plateau_points:
+    """Train the cell's standard-init runs again to their plateau points (fixed iterations and the
+    midpoint of each escaping run's plateau): the parameters there, exactly the phase runs'."""
+    input:
+        measures=f"{L2G_PLATEAU_PHASE_DIR}/measures.csv",
+    output:
+        points=f"{L2G_PLATEAU_DIR}/cells/{{cell}}/points.csv",
+        parameters=f"{L2G_PLATEAU_DIR}/cells/{{cell}}/points.npz",
+    log:
+        "logs/local_to_global/plateau/{cell}_points.log",
+    wildcard_constraints:
+        cell="|".join(L2G_PLATEAU_CELLS) or "no-cell",
+    conda:
+        ENVIRONMENT
+    threads: L2G_PLATEAU_TRAINING.threads
+    resources:
+        # Three runs to at most the horizon at 16-32 ms a step (docs/plateau.md): minutes.
+        mem_mb=2000,
+        runtime=60,
+    params:
+        settings=lambda wildcards: rule_param(
+            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, l2g_plateau_cell_chain(wildcards.cell))
+        ),
+        plateau=rule_param(L2G_PLATEAU),
+    script:
+        "../scripts/l2g_plateau_points.py"
+
+
+rule l2g_plateau_spectrum:
+    """The Hessian at every point of the cell: lowest and largest eigenvalues (Lanczos), their noise
+    over the batches, the bottom eigenvector's blocks, the canonical restriction."""
+    input:
+        points=rules.l2g_plateau_points.output.points,
+        parameters=rules.l2g_plateau_points.output.parameters,
+    output:
+        f"{L2G_PLATEAU_DIR}/cells/{{cell}}/spectrum.csv",
+    log:
+        "logs/local_to_global/plateau/{cell}_spectrum.log",
+    wildcard_constraints:
+        cell="|".join(L2G_PLATEAU_CELLS) or "no-cell",
+    conda:
+        ENVIRONMENT
+    threads: L2G_PLATEAU_TRAINING.threads
+    resources:
+        # ~40 CPU-s a point at the default batches, up to ~10 points a cell (docs/plateau.md).
+        mem_mb=3000,
+        runtime=60,
+    params:
+        hessian=rule_param(L2G_PLATEAU.hessian),
+        context=L2G_PLATEAU_TRAINING.model.context,
+    script:
+        "../scripts/l2g_plateau_spectrum.py"
+
+
+rule l2g_plateau_tables:
+    """Every point with its run's plateau (points.csv), per (cell, point) over seeds (cells.csv), and
+    the saddle law per point (law.csv, fits.csv)."""
+    input:
+        spectra=plateau_files(L2G_PLATEAU_PHASE, "spectrum.csv"),
+        measures=f"{L2G_PLATEAU_PHASE_DIR}/measures.csv",
+    output:
+        points=f"{L2G_PLATEAU_DIR}/points.csv",
+        cells=f"{L2G_PLATEAU_DIR}/cells.csv",
+        law=f"{L2G_PLATEAU_DIR}/law.csv",
+        fits=f"{L2G_PLATEAU_DIR}/fits.csv",
+    log:
+        "logs/local_to_global/plateau_tables.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        sigma=L2G_PLATEAU_TRAINING.sigma,
+    script:
+        "../scripts/l2g_plateau_tables.py"
+
+
+rule l2g_plateau_curvature:
+    """Heatmaps over (p, q) of the lowest Hessian eigenvalue, full model and canonical restriction, per point."""
+    input:
+        cells=rules.l2g_plateau_tables.output.cells,
+    output:
+        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_curvature.pdf"),
+    log:
+        "logs/local_to_global/plateau_curvature.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        significance=L2G_PLATEAU.hessian.significance,
+    script:
+        "../scripts/l2g_plateau_curvature.py"
+
+
+rule l2g_plateau_law:
+    """Plateau length of every run that escaped a saddle against log(1/sigma) / |lambda_min|, with the fitted law."""
+    input:
+        law=rules.l2g_plateau_tables.output.law,
+        fits=rules.l2g_plateau_tables.output.fits,
+    output:
+        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_law.pdf"),
+    log:
+        "logs/local_to_global/plateau_law.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/l2g_plateau_law.py"
+
+
+rule l2g_plateau_directions:
+    """The bottom eigenvector's share per parameter block, for cells across the range of lambda_min."""
+    input:
+        cells=rules.l2g_plateau_tables.output.cells,
+    output:
+        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_directions.pdf"),
+    log:
+        "logs/local_to_global/plateau_directions.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    script:
+        "../scripts/l2g_plateau_directions.py"
+
+
+rule l2g_plateau_claims:
+    """Per cell and point over seeds: a local minimum of the full model (3m) and of the canonical
+    restriction (3c); per point: the saddle law within a factor 2 (5s)."""
+    input:
+        points=rules.l2g_plateau_tables.output.points,
+        fits=rules.l2g_plateau_tables.output.fits,
+    output:
+        L2G_PLATEAU_CLAIMS,
+    log:
+        "logs/local_to_global/plateau_claims.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        hessian=rule_param(L2G_PLATEAU.hessian),
+    script:
+        "../scripts/l2g_plateau_claims.py"
+
+
+rule l2g_plateau_findings:
+    """figures/plateau_findings.md: where the plateau is a minimum and where a saddle, in words, from the tables."""
+    input:
+        cells=rules.l2g_plateau_tables.output.cells,
+        fits=rules.l2g_plateau_tables.output.fits,
+    output:
+        "figures/plateau_findings.md",
+    log:
+        "logs/local_to_global/plateau_findings.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        significance=L2G_PLATEAU.hessian.significance,
+    script:
+        "../scripts/l2g_plateau_findings.py"

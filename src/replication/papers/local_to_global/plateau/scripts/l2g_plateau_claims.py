@@ -1,0 +1,14 @@
+"""Claims of the plateau analysis (results/local_to_global/plateau/claims.csv)."""
+
+import pandas as pd
+
+from replication.claims import write_claims
+from replication.io import log_to
+from replication.papers.local_to_global.plateau.claims import plateau_claims
+
+log = log_to(snakemake.log[0])
+fits = pd.read_csv(snakemake.input.fits).to_dict("records")
+claims = plateau_claims(pd.read_csv(snakemake.input.points), snakemake.params.hessian, fits)
+for claim in claims:
+    log.info("%s [%s] holds=%s over %d runs", claim.claim_id, claim.kind, claim.holds, claim.n_runs)
+write_claims(claims, snakemake.output[0])
