@@ -46,7 +46,8 @@ def _cell_claims(points: pd.DataFrame, hessian: HessianSettings, claim: str, pre
                 FIGURE,
                 statement,
                 float(lowest.min()),
-                f"lambda_min >= -{hessian.significance:g} x its noise (standard error over {hessian.batches} batches) in each seed",
+                f"lambda_min >= -{hessian.significance:g} x its noise (standard error over {hessian.batches} batches) "
+                "in each seed",
                 reason=reason,
                 rule=f"per seed; {stats.pop('rule')}",
                 **stats,
@@ -67,7 +68,8 @@ def saddle_law_claim(fit: dict) -> Claim:
             claim_id,
             LAW_FIGURE,
             statement,
-            f"{fit['runs_fit']} runs to fit and {fit['runs_check']} to check escaped from a saddle (at least 1 and 3 needed)",
+            f"{fit['runs_fit']} runs to fit and {fit['runs_check']} to check escaped from a saddle "
+            "(at least 1 and 3 needed)",
         )
     return Claim(
         PAPER,
@@ -79,7 +81,8 @@ def saddle_law_claim(fit: dict) -> Claim:
         bool(fit["max_factor"] <= LAW_FACTOR),
         reason=(
             f"constant {fit['constant']:.3g} from {fit['runs_fit']} runs; on {fit['runs_check']} checked runs: rank "
-            f"correlation {fit['rank_correlation']:.2f}, median factor {fit['median_factor']:.2f}, largest {fit['max_factor']:.2f}"
+            f"correlation {fit['rank_correlation']:.2f}, median factor {fit['median_factor']:.2f}, "
+            f"largest {fit['max_factor']:.2f}"
         ),
         rule="one fit over the runs",
         n_runs=fit["runs_check"],

@@ -18,11 +18,13 @@ def _point_findings(cells: pd.DataFrame, significance: float) -> list[str]:
     mixed = cells[(cells.saddles > 0) & (cells.saddles < cells.seeds)]
     canonical = cells[cells.canonical_saddles > 0]
     lines = [
-        f"- **A saddle in every seed** (lambda_min < -{significance:g} x its noise): {len(every)} of {len(cells)} cells: {_cells(every)}.",
+        f"- **A saddle in every seed** (lambda_min < -{significance:g} x its noise): {len(every)} of {len(cells)} "
+        f"cells: {_cells(every)}.",
         f"- **A minimum within the noise in every seed**: {len(none)} of {len(cells)} cells: {_cells(none)}.",
         f"- **Seeds disagree**: {len(mixed)} cells: {_cells(mixed)}.",
         f"- **Canonical directions**: the restricted Hessian has a significant negative eigenvalue in some seed in "
-        f"{len(canonical)} of {len(cells)} cells ({_cells(canonical)}); elsewhere it is positive semi-definite within the noise, as Thm 1 says.",
+        f"{len(canonical)} of {len(cells)} cells ({_cells(canonical)}); elsewhere it is positive semi-definite "
+        "within the noise, as Thm 1 says.",
     ]
     if len(every):
         blocks = every[[f"weight_{b}" for b in BLOCKS]].median().sort_values(ascending=False)
@@ -55,8 +57,10 @@ def findings(cells: pd.DataFrame, fits: pd.DataFrame, significance: float) -> st
             parts.append(f"- {fit.point}: not checkable ({fit.runs_fit} runs to fit, {fit.runs_check} to check).")
         else:
             parts.append(
-                f"- {fit.point}: plateau length = {fit.constant:.3g} x log(1/sigma) / |lambda_min| fitted on {fit.runs_fit} runs; "
-                f"on {fit.runs_check} held-out runs the rank correlation is {fit.rank_correlation:.2f} and the prediction is off by "
+                f"- {fit.point}: plateau length = {fit.constant:.3g} x log(1/sigma) / |lambda_min| fitted on "
+                f"{fit.runs_fit} runs; "
+                f"on {fit.runs_check} held-out runs the rank correlation is {fit.rank_correlation:.2f} and the "
+                "prediction is off by "
                 f"a factor of {fit.median_factor:.2f} (median) and {fit.max_factor:.2f} (largest)."
             )
     return "\n".join(parts) + "\n"

@@ -85,7 +85,8 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
             ax.set_title(f"{point}: lowest Hessian eigenvalue, {label}", fontsize=8)
             ax.tick_params(labelsize=6)
     fig.suptitle(
-        f"Curvature at the plateau (x 1e-3; saddles/seeds in each cell; hatched: |lambda_min| < {significance:g} x noise)",
+        "Curvature at the plateau (x 1e-3; saddles/seeds in each cell; "
+        f"hatched: |lambda_min| < {significance:g} x noise)",
         fontsize=9,
     )
     fig.tight_layout()
@@ -110,7 +111,8 @@ def saddle_law_figure(law: pd.DataFrame, fit: dict) -> tuple[plt.Figure, pd.Data
     ax.set_ylabel("plateau length (iterations)")
     factor = fit.get("max_factor", np.nan)
     ax.set_title(
-        f"Saddle law at {fit['point']} (grey: factor 2)\nchecked half: rank corr. {fit.get('rank_correlation', np.nan):.2f}, "
+        f"Saddle law at {fit['point']} (grey: factor 2)\n"
+        f"checked half: rank corr. {fit.get('rank_correlation', np.nan):.2f}, "
         f"largest factor {factor:.2f}",
         fontsize=8,
     )
