@@ -17,7 +17,7 @@ from helpers import PIPELINE_TIMEOUT_S, ROOT, kill_mid_job_and_resume, run_snake
 
 TESTS = ROOT / "tests"
 # Fixtures that run the pipeline: a test that asks for one is a pipeline test.
-PIPELINE_FIXTURES = {"smoke_run", "resumed_smoke_run", "phase_smoke_run"}
+PIPELINE_FIXTURES = {"smoke_run", "resumed_smoke_run", "phase_smoke_run", "plateau_smoke_run"}
 
 
 def mutation_test_files(mutant: str) -> list[str] | None:
@@ -111,6 +111,14 @@ def phase_smoke_run(tmp_path_factory):
     """The phase diagram at smoke settings (figures/phase: a few cells, tens of steps)."""
     workdir = tmp_path_factory.mktemp("phase_smoke")
     run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/phase")
+    return workdir
+
+
+@pytest.fixture(scope="session")
+def plateau_smoke_run(tmp_path_factory):
+    """The plateau analysis at smoke settings (figures/plateau, with the phase grid it reads)."""
+    workdir = tmp_path_factory.mktemp("plateau_smoke")
+    run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/plateau")
     return workdir
 
 

@@ -1,0 +1,57 @@
+"""Plateau points: which (seed, iteration) are on a run's plateau, and training again to them gives
+the phase run's parameters there exactly (the phase grid's stopping rule only watches a run)."""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from helpers import small_run_settings
+from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.phase.run import GapMonitor
+from replication.papers.local_to_global.phase.settings import StopSettings
+from replication.papers.local_to_global.plateau.points import plateau_points, point_parameters, train_to_points
+from replication.papers.local_to_global.plateau.settings import PlateauSettings
+from replication.papers.local_to_global.transformer.settings import run_settings
+from replication.papers.local_to_global.transformer.train import train
+
+
+def measures(**runs) -> pd.DataFrame:
+    rows = [{"init": "standard", "seed": seed, **values} for seed, values in runs.items()]
+    rows.append({"init": "ours", "seed": 1, "drop_end": 0, "escape": 5.0, "escaped": True, "last_step": 40})
+    return pd.DataFrame(rows)
+
+
+def test_points_on_the_plateau_only_with_the_midpoint_of_escaping_runs():
+    table = measures(
+        **{
+            "1": {"drop_end": 20, "escape": 100.0, "escaped": True, "last_step": 200},
+            "2": {"drop_end": 40, "escape": np.nan, "escaped": False, "last_step": 300},
+        }
+    )
+    table["seed"] = table.seed.astype(int)
+    plateau = PlateauSettings(points=(10, 50, 150), mid_plateau=True, hessian=None)
+    points = plateau_points(table, plateau)
+    got = {(r.seed, r.step, r.kind) for r in points.itertuples()}
+    # seed 1: 10 is before the drop, 150 after the escape; its midpoint (20 + 100) / 2 = 60.
+    # seed 2 never escaped: every fixed point after its drop, no midpoint.
+    assert got == {(1, 50, "fixed"), (1, 60, "mid"), (2, 50, "fixed"), (2, 150, "fixed")}
+    assert points.on_plateau.all()
+    assert plateau_points(table, dataclasses.replace(plateau, mid_plateau=False)).kind.eq("fixed").all()
+
+
+def test_training_again_gives_the_phase_runs_parameters_at_the_points():
+    settings = run_settings(
+        {**small_run_settings(), "steps": 40, "eval_every": 2, "checkpoints": [12, 30], "chain": {"p": 0.8, "q": 0.7}}
+    )
+    settings = dataclasses.replace(settings, schedule=dataclasses.replace(settings.schedule, horizon=40))
+    chain = MarkovChain(0.8, 0.7)
+    monitor = GapMonitor(chain, StopSettings(closed=0.9, patience=10), smooth=3)
+    phase_run = train(chain, "standard", 3, settings, progress=False, monitor=monitor)
+    points = pd.DataFrame({"seed": [3, 3], "step": [12, 30], "kind": ["fixed", "fixed"]})
+    again = train_to_points(settings, points, progress=False)
+    for index, step in enumerate(phase_run.checkpoints["step"]):
+        parameters = point_parameters(again, 3, int(step))
+        assert set(parameters) == {k for k in phase_run.checkpoints if k != "step"}
+        for name, value in parameters.items():
+            assert np.array_equal(value, phase_run.checkpoints[name][index]), (step, name)
