@@ -22,7 +22,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env lock figures test lint format docs report rulegraph clean diff bless bless-config bless-smoke bless-phase timings mutation compare sweep phase
+.PHONY: env lock figures test lint format docs report rulegraph clean diff bless bless-config bless-smoke bless-phase timings mutation compare sweep phase plateau
 
 env: $(VENV)/.installed
 
@@ -66,6 +66,11 @@ sweep: env
 # workload (hours of CPU at the default grid; measured cost in docs/phase-diagram.md), not part of figures/all.
 phase: env
 	$(PIPELINE) figures/phase --cores $(CORES) --configfile $(abspath $(CONFIG))
+
+# The loss landscape at the plateau, cell by cell (figures/plateau, its claims in figures/plateau_claims.md):
+# reads the phase grid (built first if missing); docs/plateau.md.
+plateau: env
+	$(PIPELINE) figures/plateau --cores $(CORES) --configfile $(abspath $(CONFIG))
 
 # The phase diagram's reference set from the finished run in PHASE_DIR (figures/reference/phase: PNG
 # and CSV of its figures, claims report, provenance, settings), then that run's cost from the kernel's

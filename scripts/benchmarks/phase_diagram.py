@@ -53,18 +53,24 @@ def load() -> str:
     return "load average {:.2f} {:.2f} {:.2f} on {} CPUs".format(*os.getloadavg(), os.cpu_count())
 
 
-def phase_config(configfiles: list[str]):
+def workflow_config(configfiles: list[str]) -> dict:
     """The settings the workflow would read: config/config.yaml, then ``configfiles`` over it (and a
     paper's smoke.yaml where they say ``settings: smoke``, as workflow/rules/common.smk does)."""
     from replication.config import apply_settings, update_config, validate_config
-    from replication.papers.local_to_global.phase.settings import phase_settings
-    from replication.papers.local_to_global.transformer.settings import transformer_settings
 
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     given = [yaml.safe_load(Path(path).read_text()) or {} for path in configfiles]
     for values in given:
         update_config(config, values)
-    config = validate_config(apply_settings(config, given), ROOT / "workflow" / "schemas" / "config.schema.yaml")
+    return validate_config(apply_settings(config, given), ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def phase_config(configfiles: list[str]):
+    """The transformer and phase settings of ``workflow_config(configfiles)``."""
+    from replication.papers.local_to_global.phase.settings import phase_settings
+    from replication.papers.local_to_global.transformer.settings import transformer_settings
+
+    config = workflow_config(configfiles)
     return transformer_settings(config["local_to_global"]), phase_settings(config["local_to_global"])
 
 

@@ -1,0 +1,113 @@
+"""Cost of the plateau analysis (figures/plateau) at the config's settings, measured on a few cells,
+and its projection to the full run. It prints numbers; it asserts nothing.
+
+    .venv/bin/python scripts/benchmarks/plateau_cost.py [--cells 0.5,0.8 0.8,0.5] [--seeds 1] [--configfile F]
+        [--write docs/measurements/plateau_cost.md] [--csv FILE]
+
+Each cell's standard-init run is trained to the fixed points (``plateau.points``) as the points
+job does, then the Hessian job's work is done at every point. CPU seconds come from the kernel
+(``resource.getrusage``). The projection: (cells above the line) x (seeds) x (retraining to the last
+point + per point x points, with one mid-plateau point per escaping run, assumed for every run).
+``--csv`` writes the spectra measured (one row per point), e.g. for docs/measurements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from phase_diagram import phase_config, workflow_config  # noqa: E402  (the settings as the workflow reads them)
+
+ROOT = Path(__file__).resolve().parents[2]
+LINES: list[str] = []
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+    LINES.append(line)
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cells", nargs="+", default=["0.5,0.8", "0.8,0.5", "0.7,0.6", "0.9,0.9"])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1])
+    parser.add_argument("--configfile", nargs="*", default=[])
+    parser.add_argument("--write")
+    parser.add_argument("--csv")
+    args = parser.parse_args()
+
+    import torch
+
+    from replication.compute import prepare_training_job
+    from replication.papers.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.phase.settings import phase_run_settings
+    from replication.papers.local_to_global.plateau.points import train_to_points
+    from replication.papers.local_to_global.plateau.settings import plateau_chains
+    from replication.papers.local_to_global.plateau.spectrum import cell_spectra
+
+    prepare_training_job(1)
+    transformer, phase = phase_config(args.configfile)
+    plateau = plateau_config(args.configfile)
+    machine = f"torch {torch.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
+    say(f"{machine}; points {list(plateau.points)}")
+    rows, train_cpu, train_steps, hessian_cpu = [], 0.0, 0, 0.0
+    for cell in args.cells:
+        p, q = (float(v) for v in cell.split(","))
+        chain = MarkovChain(p, q)
+        settings = phase_run_settings(transformer, phase, chain)
+        points = pd.DataFrame([{"seed": s, "step": t, "kind": "fixed"} for s in args.seeds for t in plateau.points])
+        start = cpu_seconds()
+        arrays = train_to_points(settings, points, progress=False)
+        train_cpu += cpu_seconds() - start
+        train_steps += len(args.seeds) * max(plateau.points)
+        start = cpu_seconds()
+        spectra = cell_spectra(points, arrays, chain, transformer.model.context, plateau.hessian)
+        hessian_cpu += cpu_seconds() - start
+        rows.append(spectra)
+        for r in spectra.itertuples():
+            say(
+                f"({p:g}, {q:g}) seed {r.seed} iteration {r.step}: lambda_min {r.lambda_1:.3g} +- {r.noise:.2g} "
+                f"({'saddle' if r.saddle else 'minimum within noise'}), canonical {r.canonical_lambda_min:.2g} +- "
+                f"{r.canonical_noise:.2g}, bottom vector's canonical share {r.canonical_weight:.2f}, "
+                f"closed {r.closed:.2f}, gradient {r.gradient_norm:.3g}, {r.products} products"
+            )
+    spectra = pd.concat(rows, ignore_index=True)
+    per_step = train_cpu / train_steps
+    per_point = hessian_cpu / len(spectra)
+    cells = len(plateau_chains(phase))
+    runs = cells * len(phase.seeds)
+    points_per_run = len(plateau.points) + int(plateau.mid_plateau)
+    # Retraining: to the last fixed point, or to the mid-plateau point when it is later (at most the escape).
+    projected = runs * (per_step * max(plateau.points) + per_point * points_per_run)
+    say(f"retraining: {per_step * 1e3:.1f} CPU-ms per iteration; Hessian: {per_point:.1f} CPU-s per point")
+    say(
+        f"projected full run: {cells} cells x {len(phase.seeds)} seeds x ({max(plateau.points)} iterations + "
+        f"{points_per_run} points) = {projected:.0f} CPU-s ({projected / 3600:.2f} CPU-h), job start-ups aside"
+    )
+    if args.csv:
+        spectra.to_csv(args.csv, index=False)
+    if args.write:
+        command = " ".join(["scripts/benchmarks/plateau_cost.py", *sys.argv[1:]])
+        bullets = "\n".join(f"- {line}" for line in LINES)
+        Path(args.write).write_text(f"# Cost of the plateau analysis\n\nWritten by `{command}`.\n\n{bullets}\n")
+
+
+def plateau_config(configfiles):
+    from replication.papers.local_to_global.plateau.settings import plateau_settings
+
+    return plateau_settings(workflow_config(configfiles)["local_to_global"])
+
+
+if __name__ == "__main__":
+    main()
