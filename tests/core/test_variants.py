@@ -252,3 +252,67 @@ def test_make_compare_exits_0_when_it_compared_and_2_when_it_could_not(tmp_path,
     )
     assert main(["paper", "no-such-variant", "--root", str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("Cannot compare: no run named 'no-such-variant'")
+
+
+def tree_from_reference(reference: Path, tree: Path) -> Path:
+    """A built tree holding a reference set's figures: its manifest, record and claims table."""
+    rows = []
+    for png in sorted(reference.rglob("*.png")):
+        key = png.relative_to(reference).with_suffix("").as_posix()
+        for suffix in (".png", ".csv"):
+            if png.with_suffix(suffix).exists():
+                target = tree / "figures" / f"{key}{suffix}"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(png.with_suffix(suffix).read_bytes())
+        rows.append({"path": f"figures/{key}.pdf", "sha256": "", "paper": "", "figure": key})
+    pd.DataFrame(rows).to_csv(tree / "figures" / "all", sep="\t", index=False)
+    (tree / "figures" / "settings.yaml").write_text((reference / "settings.yaml").read_text())
+    (tree / "results").mkdir(parents=True, exist_ok=True)
+    (tree / "results" / "claims.csv").write_text((reference / "claims.csv").read_text())
+    return tree
+
+
+def test_an_unbuilt_tree_is_refused_in_one_line_naming_its_build(tmp_path, capsys):
+    from replication.diff.runs import main
+
+    # A checkout where the paper tree was never built: images elsewhere (an environment's) are not its figures.
+    (tmp_path / ".venv" / "lib").mkdir(parents=True)
+    icon = ROOT / "figures/reference/smoke/local_to_global/fig1.png"
+    (tmp_path / ".venv" / "lib" / "icon.png").write_bytes(icon.read_bytes())
+    (tmp_path / "variants" / "half").mkdir(parents=True)
+    for a, b, command in (
+        ("paper", "reference/smoke", "make figures"),
+        ("reference/smoke", "half", "make figures VARIANT=half"),
+        ("reference/smoke", "never", "make figures VARIANT=never"),
+    ):
+        assert main([a, b, "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("Cannot compare: ") and err.rstrip().endswith(command)
+    assert not (tmp_path / "out").exists()
+    # Built, but without its settings record: refused too (its settings would read as None).
+    tree = tree_from_reference(ROOT / "figures/reference/smoke", tmp_path / "variants" / "built")
+    (tree / "figures" / "settings.yaml").unlink()
+    assert main(["reference/smoke", "built", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert "no figures/settings.yaml" in capsys.readouterr().err
+
+
+def test_a_built_tree_is_compared_by_its_manifest(tmp_path, capsys):
+    from replication.diff.runs import main
+
+    tree = tree_from_reference(ROOT / "figures/reference/smoke", tmp_path / "variants" / "built")
+    (tree / "stray.png").write_bytes(b"not a figure")  # outside the manifest: not compared
+    manifest = pd.read_csv(tree / "figures" / "all", sep="\t")
+    assert main(["reference/smoke", "built", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
+    assert f"0 settings differ, 0 claims changed verdict, 0 of {len(manifest)} figures" in capsys.readouterr().out
+    figures = pd.read_csv(tmp_path / "out" / "figures.csv")
+    assert set(figures.status) == {"identical"} and len(figures) == len(manifest)
+
+
+def test_the_figure_diff_refuses_a_reference_set_without_figures(tmp_path):
+    from replication.diff import diff_figures
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError) as error:
+        diff_figures([], tmp_path / "empty", tmp_path / "out", 1.0, {})
+    assert "\n" not in str(error.value) and "make bless" in str(error.value)
+    assert not (tmp_path / "out").exists()
