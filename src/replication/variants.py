@@ -139,6 +139,38 @@ def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
     )
 
 
+def root_command(config: Mapping) -> str:
+    """The command that builds ``config``'s settings in a tree of their own."""
+    if config.get("variant"):
+        return f"make figures VARIANT={config['variant']}"
+    if config.get("settings") == "smoke":
+        return (
+            "make figures CONFIG=config/smoke.yaml "
+            "(or: snakemake figures/all --directory variants/smoke --configfile config/smoke.yaml)"
+        )
+    return "make figures VARIANT=<name> SET='key.path=value ...'"
+
+
+def check_root(config: Mapping, tree: str | os.PathLike, paper: Mapping | None = None) -> None:
+    """ConfigError (one line) when ``tree`` is the project root and ``config`` is not the paper's
+    settings (``paper``: the validated ``config/config.yaml``): "paper" always names the root's
+    figures, so the smoke settings and every variant build in a tree of their own."""
+    from .errors import ConfigError
+
+    if Path(tree).resolve() != PROJECT_ROOT.resolve():
+        return
+    wanted = tree_settings(config)
+    paper_settings = tree_settings(resolve([]) if paper is None else paper)
+    if settings_name(config) == "paper" and settings_sha256(wanted) == settings_sha256(paper_settings):
+        return
+    changes = [change for change in differences(paper_settings, wanted) if change[1] is not None]
+    what = f"the settings '{settings_name(config)}'" + (f" ({len(changes)} keys differ)" if changes else "")
+    raise ConfigError(
+        f"the project root {PROJECT_ROOT} is the tree of the paper's settings, not of {what}; "
+        f"build them in their own tree: {root_command(config)}"
+    )
+
+
 def parse_assignments(assignments: Iterable[str]) -> dict:
     """``["a.b=2e-3", "c=[1, 2]"]`` -> ``{"a": {"b": 0.002}, "c": [1, 2]}`` (values read as YAML)."""
     from .errors import ConfigError
@@ -287,8 +319,8 @@ def prepare(
     """Validate a variant and lay out its tree: ``(tree, overlay file, resolved config)``.
 
     Raises ConfigError (one line) for a bad key or value, in the variant's file or on the command
-    line, before anything is written. A new tree is seeded from ``base``, else from the closest
-    existing tree under ``root``. The variant's file: ``variant_file``, else
+    line, before anything is written. A new tree (one without a record) is seeded from ``base``, else
+    from the closest existing tree under ``root``, then gets its record. The variant's file: ``variant_file``, else
     ``config/variants/<name>.yaml`` if there is one.
     """
     root = Path(root)
@@ -305,6 +337,12 @@ def prepare(
         if base is not None:
             copied = seed_tree(base, tree, prefix)
             print(f"variant {name}: seeded from {base} ({copied} files); only what its settings change reruns")
+        # The record marks the tree as this variant's from now on, so a build cut short (Ctrl-C)
+        # resumes in it instead of seeding it again over the jobs it finished. Written after the
+        # seeding: a seeding cut short leaves no record and is redone.
+        from .io import write_text
+
+        write_text(record_text(record_of(config)), tree / RECORD)
     overlay_file = tree / "variant.yaml"
     overlay_file.parent.mkdir(parents=True, exist_ok=True)
     overlay_file.write_text(

@@ -316,3 +316,47 @@ def test_the_figure_diff_refuses_a_reference_set_without_figures(tmp_path):
         diff_figures([], tmp_path / "empty", tmp_path / "out", 1.0, {})
     assert "\n" not in str(error.value) and "make bless" in str(error.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_variant_cut_short_keeps_its_finished_work(tmp_path, capsys):
+    base = tmp_path / "variants" / "smoke"
+    (base / "figures").mkdir(parents=True)
+    (base / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(resolve([SMOKE]))))
+    (base / "results").mkdir()
+    (base / "results" / "run.csv").write_text("base\n")
+    tree, _, config = prepare("p6", [SMOKE], [f"{FIG4_P}=0.6"], root=tmp_path)
+    assert "seeded from" in capsys.readouterr().out
+    assert read_record(tree) == yaml.safe_load(yaml.safe_dump(record_of(config)))  # recorded before any job
+    check_tree(config, tree)  # the build that follows accepts it
+    (tree / "results" / "run.csv").write_text("finished in the variant\n")  # a job done, then Ctrl-C
+    prepare("p6", [SMOKE], [f"{FIG4_P}=0.6"], root=tmp_path)
+    assert "seeded" not in capsys.readouterr().out
+    assert (tree / "results" / "run.csv").read_text() == "finished in the variant\n"
+
+
+def test_the_project_root_holds_the_paper_settings_only(tmp_path):
+    from replication.paths import PROJECT_ROOT
+    from replication.variants import check_root
+
+    paper = resolve([])
+    check_root(paper, PROJECT_ROOT, paper)
+    check_root(resolve([SMOKE]), tmp_path, paper)  # any other folder: any settings
+    for config, command in (
+        (resolve([SMOKE]), "make figures CONFIG=config/smoke.yaml"),
+        (resolve([], {"variant": "lr2x"}), "make figures VARIANT=lr2x"),
+        (resolve([], parse_assignments(["local_to_global.transformer.optimizer.lr=0.002"])), "VARIANT=<name> SET="),
+    ):
+        with pytest.raises(ConfigError) as error:
+            check_root(config, PROJECT_ROOT, paper)
+        assert "\n" not in str(error.value) and command in str(error.value)
+
+
+@pytest.mark.pipeline
+def test_the_smoke_settings_are_refused_in_the_project_root():
+    record = ROOT / "figures" / "settings.yaml"
+    before = record.read_bytes() if record.exists() else None
+    result = run_snakemake(ROOT, "figures/all", "-n", "--cores", "1", "--configfile", SMOKE, check=False)
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if "Invalid config" in line]
+    assert result.returncode != 0 and len(lines) == 1, result.stdout + result.stderr
+    assert "make figures CONFIG=config/smoke.yaml" in lines[0] and "--directory variants/smoke" in lines[0]
+    assert (record.read_bytes() if record.exists() else None) == before
