@@ -360,3 +360,50 @@ def test_the_smoke_settings_are_refused_in_the_project_root():
     assert result.returncode != 0 and len(lines) == 1, result.stdout + result.stderr
     assert "make figures CONFIG=config/smoke.yaml" in lines[0] and "--directory variants/smoke" in lines[0]
     assert (record.read_bytes() if record.exists() else None) == before
+
+
+def test_set_splits_on_spaces_outside_brackets_and_quotes():
+    from replication.variants import split_assignments
+
+    text = "a.b=[1, 2, 3] c.d=2e-3  e={x: 1, y: [2, 3]} f='two words'"
+    parts = split_assignments(text)
+    assert parts == ["a.b=[1, 2, 3]", "c.d=2e-3", "e={x: 1, y: [2, 3]}", "f='two words'"]
+    expected = {"a": {"b": [1, 2, 3]}, "c": {"d": 0.002}, "e": {"x": 1, "y": [2, 3]}, "f": "two words"}
+    assert parse_assignments(parts) == expected
+    for bad in ("a=[1, 2", "a=[1}", "a='x"):
+        with pytest.raises(ConfigError) as error:
+            split_assignments(bad)
+        assert "\n" not in str(error.value) and "key.path=value" in str(error.value)
+    with pytest.raises(ConfigError) as error:
+        parse_assignments(["a.b=[1, 2"])
+    assert "\n" not in str(error.value) and "not YAML" in str(error.value)
+
+
+def test_the_root_mismatch_offers_the_command_that_restores_it(monkeypatch, tmp_path):
+    import replication.variants as variants
+
+    record = record_of(resolve([SMOKE]))  # a root built at smoke settings before the root refused them
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record))
+    paper = resolve([])
+    monkeypatch.setattr(variants, "PROJECT_ROOT", tmp_path)  # this folder stands for the project root
+    with pytest.raises(ConfigError) as error:
+        check_tree(paper, tmp_path)
+    assert "\n" not in str(error.value) and str(error.value).endswith("make clean-paper && make figures")
+
+
+@pytest.mark.pipeline  # make figures in the checkout, with a stand-in for the environment's python
+def test_make_passes_set_with_list_values_intact(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\n')
+    fake.chmod(0o755)
+    text = "local_to_global.fig1.seeds=[1, 2, 3] local_to_global.transformer.optimizer.lr=2e-3"
+    result = subprocess.run(
+        ["make", "-s", "-o", ".venv/.installed", "figures", "VARIANT=t", f"SET={text}", f"BIN={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    argv = result.stdout.splitlines()
+    assert result.returncode == 0, result.stderr
+    assert argv[argv.index("--sets") + 1] == text
