@@ -12,17 +12,20 @@ LOCK   := requirements/lock.txt
 WORKDIR ?= $(if $(filter config/config.yaml,$(CONFIG)),.,variants/$(basename $(notdir $(CONFIG))))
 # A variant (docs/explore.md): its settings over CONFIG, in variants/<VARIANT>; SET='key=value ...'
 # adds settings on the command line (a SET without VARIANT names the variant after them).
+# SET reaches the recipe through the environment ($$SET), so quotes and list values such as
+# 'a.b=[1, 2, 3]' arrive intact; replication.variants splits it on spaces outside [] {} and quotes.
 VARIANT ?=
 SET ?=
+export SET
 VARIANT_RUN = $(BIN)/python -m replication.variants $(if $(VARIANT),--name $(VARIANT)) \
-	--configfile $(abspath $(CONFIG)) $(foreach s,$(SET),--set '$(s)') --
+	--configfile $(abspath $(CONFIG)) --sets "$$SET" --
 # Perturbation members of the numerical-noise ensemble that `make bless` runs, and what they build.
 ENSEMBLE ?= 1 2
 ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env lock figures test lint format docs report rulegraph clean diff bless bless-config bless-smoke bless-phase timings mutation compare sweep phase plateau
+.PHONY: env lock figures test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-phase timings mutation compare sweep phase plateau
 
 env: $(VENV)/.installed
 
@@ -145,7 +148,14 @@ bless-smoke: env
 timings: env
 	$(BIN)/python scripts/benchmarks/timings.py --directory .
 
-# Everything generated; figures/reference (the committed references) stays.
+# Everything generated, every tree included; figures/reference (the committed references) stays.
 clean:
+	@echo "make clean: deleting the paper tree's outputs and variants/ (every variant and the smoke tree), sweeps/, compare/"
 	rm -rf benchmarks mutants results site .snakemake/log variants sweeps compare rulegraph.md
+	find figures -mindepth 1 -maxdepth 1 ! -name reference -exec rm -rf {} +
+
+# The paper tree's outputs only (the project root's results/, figures/, logs/, benchmarks/ and
+# Snakemake's records of them); variants/ and figures/reference stay.
+clean-paper:
+	rm -rf benchmarks results logs .snakemake/metadata .snakemake/incomplete
 	find figures -mindepth 1 -maxdepth 1 ! -name reference -exec rm -rf {} +

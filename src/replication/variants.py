@@ -133,10 +133,73 @@ def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
         return
     shown = ", ".join(f"{key} ({old!r} -> {new!r})" for key, old, new in changes[:3])
     more = f" and {len(changes) - 3} more" if len(changes) > 3 else ""
+    if Path(tree).resolve() == PROJECT_ROOT.resolve():
+        # The root's figures are the paper's (check_root): a record of other settings is stale.
+        advice = "rebuild the paper's tree from scratch (variants/ stays): make clean-paper && make figures"
+    else:
+        advice = f"build them as a variant beside it: make figures VARIANT=<name> SET='{assignment_text(changes[:3])}'"
     raise ConfigError(
-        f"the tree {Path(tree).resolve()} holds the settings '{record.get('name')}' and these differ in {shown}{more}; "
-        f"build them as a variant beside it: make figures VARIANT=<name> SET='{assignment_text(changes[:3])}'"
+        f"the tree {Path(tree).resolve()} holds the settings '{record.get('name')}' and these differ in "
+        f"{shown}{more}; {advice}"
     )
+
+
+def root_command(config: Mapping) -> str:
+    """The command that builds ``config``'s settings in a tree of their own."""
+    if config.get("variant"):
+        return f"make figures VARIANT={config['variant']}"
+    if config.get("settings") == "smoke":
+        return (
+            "make figures CONFIG=config/smoke.yaml "
+            "(or: snakemake figures/all --directory variants/smoke --configfile config/smoke.yaml)"
+        )
+    return "make figures VARIANT=<name> SET='key.path=value ...'"
+
+
+def check_root(config: Mapping, tree: str | os.PathLike, paper: Mapping | None = None) -> None:
+    """ConfigError (one line) when ``tree`` is the project root and ``config`` is not the paper's
+    settings (``paper``: the validated ``config/config.yaml``): "paper" always names the root's
+    figures, so the smoke settings and every variant build in a tree of their own."""
+    from .errors import ConfigError
+
+    if Path(tree).resolve() != PROJECT_ROOT.resolve():
+        return
+    wanted = tree_settings(config)
+    paper_settings = tree_settings(resolve([]) if paper is None else paper)
+    if settings_name(config) == "paper" and settings_sha256(wanted) == settings_sha256(paper_settings):
+        return
+    changes = [change for change in differences(paper_settings, wanted) if change[1] is not None]
+    what = f"the settings '{settings_name(config)}'" + (f" ({len(changes)} keys differ)" if changes else "")
+    raise ConfigError(
+        f"the project root {PROJECT_ROOT} is the tree of the paper's settings, not of {what}; "
+        f"build them in their own tree: {root_command(config)}"
+    )
+
+
+def split_assignments(text: str) -> list[str]:
+    """``SET``'s text as assignments: split on whitespace outside brackets, braces and quotes, so
+    ``a=[1, 2] b='x y'`` is two. ConfigError (one line) for an unclosed bracket or quote."""
+    from .errors import ConfigError
+
+    parts, current, closers, quote = [], "", [], ""
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "[{":
+            closers.append("]" if char == "[" else "}")
+        elif char in "]}":
+            if not closers or closers.pop() != char:
+                raise ConfigError(f"settings {text!r}: unmatched {char!r}; allowed: key.path=value ..., e.g. a=[1, 2]")
+        elif char.isspace() and not closers:
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    if quote or closers:
+        raise ConfigError(f"settings {text!r}: unclosed {quote or closers[-1]!r}; allowed: key.path=value ...")
+    return [part for part in [*parts, current] if part]
 
 
 def parse_assignments(assignments: Iterable[str]) -> dict:
@@ -148,7 +211,14 @@ def parse_assignments(assignments: Iterable[str]) -> dict:
         key, sep, text = assignment.partition("=")
         if not sep or not re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", key.strip()):
             raise ConfigError(f"setting {assignment!r}: allowed: key.path=value, e.g. local_to_global.fig1.seed=3")
-        value = yaml.safe_load(text)
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            problem = getattr(error, "problem", None) or type(error).__name__
+            raise ConfigError(
+                f"setting {assignment!r}: the value is not YAML ({problem}); allowed: a number, a word, "
+                "a list [1, 2] or a mapping {a: 1}"
+            ) from None
         if isinstance(value, str) and re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+", value):
             value = float(value)  # YAML 1.1 reads 2e-3 as text
         node = overlay
@@ -287,8 +357,8 @@ def prepare(
     """Validate a variant and lay out its tree: ``(tree, overlay file, resolved config)``.
 
     Raises ConfigError (one line) for a bad key or value, in the variant's file or on the command
-    line, before anything is written. A new tree is seeded from ``base``, else from the closest
-    existing tree under ``root``. The variant's file: ``variant_file``, else
+    line, before anything is written. A new tree (one without a record) is seeded from ``base``, else
+    from the closest existing tree under ``root``, then gets its record. The variant's file: ``variant_file``, else
     ``config/variants/<name>.yaml`` if there is one.
     """
     root = Path(root)
@@ -305,6 +375,12 @@ def prepare(
         if base is not None:
             copied = seed_tree(base, tree, prefix)
             print(f"variant {name}: seeded from {base} ({copied} files); only what its settings change reruns")
+        # The record marks the tree as this variant's from now on, so a build cut short (Ctrl-C)
+        # resumes in it instead of seeding it again over the jobs it finished. Written after the
+        # seeding: a seeding cut short leaves no record and is redone.
+        from .io import write_text
+
+        write_text(record_text(record_of(config)), tree / RECORD)
     overlay_file = tree / "variant.yaml"
     overlay_file.parent.mkdir(parents=True, exist_ok=True)
     overlay_file.write_text(
@@ -323,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", help="the variant (config/variants/<name>.yaml if it exists); default: from --set")
     parser.add_argument("--configfile", action="append", default=[], help="config files under it (e.g. smoke)")
     parser.add_argument("--set", action="append", default=[], dest="assignments", help="key.path=value")
+    parser.add_argument("--sets", default="", help="several key.path=value, split on spaces outside [] {} and quotes")
     parser.add_argument("--file", help="the variant's settings file (default: config/variants/<name>.yaml)")
     parser.add_argument("--base", help="the tree to seed a new variant from (default: the closest one)")
     parser.add_argument("--root", default=".", help="the project's tree; variants go to <root>/variants")
@@ -332,10 +409,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv[:split])
     args.snakemake_args = argv[split + 1 :]  # after --: targets and options for Snakemake
     try:
+        assignments = [a for a in args.assignments if a.strip()] + split_assignments(args.sets)
         tree, overlay_file, _ = prepare(
             args.name,
             args.configfile,
-            [a for a in args.assignments if a.strip()],
+            assignments,
             args.root,
             base=args.base,
             variant_file=args.file,

@@ -252,3 +252,158 @@ def test_make_compare_exits_0_when_it_compared_and_2_when_it_could_not(tmp_path,
     )
     assert main(["paper", "no-such-variant", "--root", str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("Cannot compare: no run named 'no-such-variant'")
+
+
+def tree_from_reference(reference: Path, tree: Path) -> Path:
+    """A built tree holding a reference set's figures: its manifest, record and claims table."""
+    rows = []
+    for png in sorted(reference.rglob("*.png")):
+        key = png.relative_to(reference).with_suffix("").as_posix()
+        for suffix in (".png", ".csv"):
+            if png.with_suffix(suffix).exists():
+                target = tree / "figures" / f"{key}{suffix}"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(png.with_suffix(suffix).read_bytes())
+        rows.append({"path": f"figures/{key}.pdf", "sha256": "", "paper": "", "figure": key})
+    pd.DataFrame(rows).to_csv(tree / "figures" / "all", sep="\t", index=False)
+    (tree / "figures" / "settings.yaml").write_text((reference / "settings.yaml").read_text())
+    (tree / "results").mkdir(parents=True, exist_ok=True)
+    (tree / "results" / "claims.csv").write_text((reference / "claims.csv").read_text())
+    return tree
+
+
+def test_an_unbuilt_tree_is_refused_in_one_line_naming_its_build(tmp_path, capsys):
+    from replication.diff.runs import main
+
+    # A checkout where the paper tree was never built: images elsewhere (an environment's) are not its figures.
+    (tmp_path / ".venv" / "lib").mkdir(parents=True)
+    icon = ROOT / "figures/reference/smoke/local_to_global/fig1.png"
+    (tmp_path / ".venv" / "lib" / "icon.png").write_bytes(icon.read_bytes())
+    (tmp_path / "variants" / "half").mkdir(parents=True)
+    for a, b, command in (
+        ("paper", "reference/smoke", "make figures"),
+        ("reference/smoke", "half", "make figures VARIANT=half"),
+        ("reference/smoke", "never", "make figures VARIANT=never"),
+    ):
+        assert main([a, b, "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("Cannot compare: ") and err.rstrip().endswith(command)
+    assert not (tmp_path / "out").exists()
+    # Built, but without its settings record: refused too (its settings would read as None).
+    tree = tree_from_reference(ROOT / "figures/reference/smoke", tmp_path / "variants" / "built")
+    (tree / "figures" / "settings.yaml").unlink()
+    assert main(["reference/smoke", "built", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert "no figures/settings.yaml" in capsys.readouterr().err
+
+
+def test_a_built_tree_is_compared_by_its_manifest(tmp_path, capsys):
+    from replication.diff.runs import main
+
+    tree = tree_from_reference(ROOT / "figures/reference/smoke", tmp_path / "variants" / "built")
+    (tree / "stray.png").write_bytes(b"not a figure")  # outside the manifest: not compared
+    manifest = pd.read_csv(tree / "figures" / "all", sep="\t")
+    assert main(["reference/smoke", "built", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
+    assert f"0 settings differ, 0 claims changed verdict, 0 of {len(manifest)} figures" in capsys.readouterr().out
+    figures = pd.read_csv(tmp_path / "out" / "figures.csv")
+    assert set(figures.status) == {"identical"} and len(figures) == len(manifest)
+
+
+def test_the_figure_diff_refuses_a_reference_set_without_figures(tmp_path):
+    from replication.diff import diff_figures
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError) as error:
+        diff_figures([], tmp_path / "empty", tmp_path / "out", 1.0, {})
+    assert "\n" not in str(error.value) and "make bless" in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_variant_cut_short_keeps_its_finished_work(tmp_path, capsys):
+    base = tmp_path / "variants" / "smoke"
+    (base / "figures").mkdir(parents=True)
+    (base / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(resolve([SMOKE]))))
+    (base / "results").mkdir()
+    (base / "results" / "run.csv").write_text("base\n")
+    tree, _, config = prepare("p6", [SMOKE], [f"{FIG4_P}=0.6"], root=tmp_path)
+    assert "seeded from" in capsys.readouterr().out
+    assert read_record(tree) == yaml.safe_load(yaml.safe_dump(record_of(config)))  # recorded before any job
+    check_tree(config, tree)  # the build that follows accepts it
+    (tree / "results" / "run.csv").write_text("finished in the variant\n")  # a job done, then Ctrl-C
+    prepare("p6", [SMOKE], [f"{FIG4_P}=0.6"], root=tmp_path)
+    assert "seeded" not in capsys.readouterr().out
+    assert (tree / "results" / "run.csv").read_text() == "finished in the variant\n"
+
+
+def test_the_project_root_holds_the_paper_settings_only(tmp_path):
+    from replication.paths import PROJECT_ROOT
+    from replication.variants import check_root
+
+    paper = resolve([])
+    check_root(paper, PROJECT_ROOT, paper)
+    check_root(resolve([SMOKE]), tmp_path, paper)  # any other folder: any settings
+    for config, command in (
+        (resolve([SMOKE]), "make figures CONFIG=config/smoke.yaml"),
+        (resolve([], {"variant": "lr2x"}), "make figures VARIANT=lr2x"),
+        (resolve([], parse_assignments(["local_to_global.transformer.optimizer.lr=0.002"])), "VARIANT=<name> SET="),
+    ):
+        with pytest.raises(ConfigError) as error:
+            check_root(config, PROJECT_ROOT, paper)
+        assert "\n" not in str(error.value) and command in str(error.value)
+
+
+@pytest.mark.pipeline
+def test_the_smoke_settings_are_refused_in_the_project_root():
+    record = ROOT / "figures" / "settings.yaml"
+    before = record.read_bytes() if record.exists() else None
+    result = run_snakemake(ROOT, "figures/all", "-n", "--cores", "1", "--configfile", SMOKE, check=False)
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if "Invalid config" in line]
+    assert result.returncode != 0 and len(lines) == 1, result.stdout + result.stderr
+    assert "make figures CONFIG=config/smoke.yaml" in lines[0] and "--directory variants/smoke" in lines[0]
+    assert (record.read_bytes() if record.exists() else None) == before
+
+
+def test_set_splits_on_spaces_outside_brackets_and_quotes():
+    from replication.variants import split_assignments
+
+    text = "a.b=[1, 2, 3] c.d=2e-3  e={x: 1, y: [2, 3]} f='two words'"
+    parts = split_assignments(text)
+    assert parts == ["a.b=[1, 2, 3]", "c.d=2e-3", "e={x: 1, y: [2, 3]}", "f='two words'"]
+    expected = {"a": {"b": [1, 2, 3]}, "c": {"d": 0.002}, "e": {"x": 1, "y": [2, 3]}, "f": "two words"}
+    assert parse_assignments(parts) == expected
+    for bad in ("a=[1, 2", "a=[1}", "a='x"):
+        with pytest.raises(ConfigError) as error:
+            split_assignments(bad)
+        assert "\n" not in str(error.value) and "key.path=value" in str(error.value)
+    with pytest.raises(ConfigError) as error:
+        parse_assignments(["a.b=[1, 2"])
+    assert "\n" not in str(error.value) and "not YAML" in str(error.value)
+
+
+def test_the_root_mismatch_offers_the_command_that_restores_it(monkeypatch, tmp_path):
+    import replication.variants as variants
+
+    record = record_of(resolve([SMOKE]))  # a root built at smoke settings before the root refused them
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record))
+    paper = resolve([])
+    monkeypatch.setattr(variants, "PROJECT_ROOT", tmp_path)  # this folder stands for the project root
+    with pytest.raises(ConfigError) as error:
+        check_tree(paper, tmp_path)
+    assert "\n" not in str(error.value) and str(error.value).endswith("make clean-paper && make figures")
+
+
+@pytest.mark.pipeline  # make figures in the checkout, with a stand-in for the environment's python
+def test_make_passes_set_with_list_values_intact(tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\n')
+    fake.chmod(0o755)
+    text = "local_to_global.fig1.seeds=[1, 2, 3] local_to_global.transformer.optimizer.lr=2e-3"
+    result = subprocess.run(
+        ["make", "-s", "-o", ".venv/.installed", "figures", "VARIANT=t", f"SET={text}", f"BIN={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    argv = result.stdout.splitlines()
+    assert result.returncode == 0, result.stderr
+    assert argv[argv.index("--sets") + 1] == text

@@ -15,7 +15,7 @@ from replication.paths import PROJECT_ROOT
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 from replication.registry import papers
 from replication.settings import rule_param  # typed settings as params that trigger reruns
-from replication.variants import check_tree, record_of
+from replication.variants import check_root, check_tree, record_of
 
 # Every paper package under src/replication/papers/ (replication.registry); the Snakefile includes their rules.
 PAPERS = papers()
@@ -40,7 +40,10 @@ try:
             + [workflow.config_settings.config or {}],
         )
     validate_config(config, PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml")
-    # A tree holds one set of settings (figures/settings.yaml): other settings go to a variant.
+    # The project root holds the paper's settings only; a tree holds one set of settings
+    # (figures/settings.yaml): other settings go to a variant.
+    if not TREE:
+        check_root(config, Path("."))
     check_tree(config, Path(TREE or "."))
 except ConfigError as error:
     # One clear line, no traceback: the key and what it allows.

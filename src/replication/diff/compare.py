@@ -41,6 +41,17 @@ def reference_keys(reference_dir: str | os.PathLike) -> list[str]:
     return sorted(p.relative_to(reference_dir).with_suffix("").as_posix() for p in reference_dir.rglob("*.png"))
 
 
+def check_reference_set(reference_dir: str | os.PathLike) -> None:
+    """FileNotFoundError (one line) unless ``reference_dir`` holds a reference set's figures: without
+    any, every figure would fail as unreferenced and the report would say nothing about the figures."""
+    reference_dir = Path(reference_dir)
+    if not reference_keys(reference_dir):
+        raise FileNotFoundError(
+            f"the reference set {reference_dir} holds no figures; "
+            "write it with: make bless (diff.reference_set names the set)"
+        )
+
+
 def _normalise(text: str) -> str:
     return re.sub(r"[^a-z0-9/]+", "_", text.lower())
 
@@ -94,6 +105,7 @@ def diff_figures(
     ``out_dir/images``. ``provenance`` (the regenerated run's) is shown beside the reference's.
     """
     reference_dir, out_dir = Path(reference_dir), Path(out_dir)
+    check_reference_set(reference_dir)
     images = out_dir / "images"
     envelopes = read_envelope(reference_dir)
     k = float(envelope_factor)

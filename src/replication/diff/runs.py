@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +24,7 @@ import pandas as pd
 
 from ..io import write_csv, write_text
 from ..paths import PROJECT_ROOT
+from ..variants import NAME_PATTERN
 from .compare import FIGURES_ROOT, figure_key, reference_keys
 from .data import compare_data
 from .images import ImageResult, compare_image, padded, read_rgb, save_png, side_by_side
@@ -44,14 +46,21 @@ LINE_X = ("step", "iteration", "t", "time", "epoch")
 
 
 class Run:
-    """A run's figures and claims: a tree (a working folder with ``figures/all``) or a reference set."""
+    """A run's figures and claims: a built tree (its manifest ``figures/all`` lists its figures, its
+    record ``figures/settings.yaml`` says what made them) or a reference set (``settings.yaml``
+    beside its PNGs). Anything else is refused in one line naming the command that builds it."""
 
     def __init__(self, label: str, root: Path):
         self.label, self.root = label, Path(root)
-        self.is_reference = not (self.root / FIGURES_ROOT / "all").exists()
-        if self.is_reference and not any(self.root.rglob("*.png")):
+        manifest, record = self.root / FIGURES_ROOT / "all", self.root / FIGURES_ROOT / "settings.yaml"
+        self.is_reference = not manifest.exists() and (self.root / "settings.yaml").is_file()
+        if self.is_reference and not reference_keys(self.root):
+            raise FileNotFoundError(f"{label}: the reference set {self.root} holds no figures; make bless writes it")
+        if not self.is_reference and not (manifest.is_file() and record.is_file()):
+            missing = "figures/all" if not manifest.is_file() else "figures/settings.yaml"
             raise FileNotFoundError(
-                f"{label}: {self.root} holds neither figures/all (a built tree) nor a reference set"
+                f"{label}: the tree {self.root.resolve()} is not built (no {missing}); build it with: "
+                f"{build_command(label)}"
             )
 
     def keys(self) -> list[str]:
@@ -88,8 +97,22 @@ def locate(name: str, root: str | os.PathLike = ".", reference_set: str = "confi
     if Path(name).is_dir():
         return Path(name)
     raise FileNotFoundError(
-        f"no run named {name!r}: paper, reference, reference/<set>, a variant under variants/ or a folder"
+        f"no run named {name!r} (allowed: paper, reference, reference/<set>, a variant under variants/ or a "
+        f"folder); a variant is built with: make figures VARIANT={name}"
     )
+
+
+def build_command(label: str) -> str:
+    """The command that builds the run ``label`` names (``locate``'s kinds)."""
+    if label == "paper":
+        return "make figures"
+    if label == "smoke":
+        return "make figures CONFIG=config/smoke.yaml"
+    if label == "reference" or label.startswith("reference/"):
+        return "make bless"
+    if re.fullmatch(NAME_PATTERN, label) and "/" not in label:
+        return f"make figures VARIANT={label}"
+    return f"make figures WORKDIR={label}"
 
 
 def sha256(path: Path) -> str:
