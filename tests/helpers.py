@@ -212,6 +212,13 @@ def bo_model(**changes):
     return dataclasses.replace(settings(schema_defaults()["benign_overfitting"]).model, **changes)
 
 
+def bo_claim_settings():
+    """The benign-overfitting claim thresholds at their schema defaults."""
+    from replication.papers.benign_overfitting.settings import settings
+
+    return settings(schema_defaults()["benign_overfitting"]).claims
+
+
 # --- A small figure ------------------------------------------------------------------------------
 
 

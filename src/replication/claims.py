@@ -36,6 +36,7 @@ CLAIM_COLUMNS = [
     "ci_high",
 ]
 CONFIDENCE = 0.95
+SEEDS_RULE = "holds in a majority of seeds"
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,22 @@ def binomial_interval(successes: int, trials: int, confidence: float = CONFIDENC
         return float("nan"), float("nan")
     interval = binomtest(int(successes), int(trials)).proportion_ci(confidence, method="exact")
     return float(interval.low), float(interval.high)
+
+
+def cell_holds(holds_fraction: float) -> bool:
+    """The verdict rule of one cell (one setting run with several seeds): it holds a claim when a
+    strict majority of its seeds do. Every figure that marks a cell and every claim judged over
+    seeds decides by this (docs/claims.md gives the reasons)."""
+    return bool(np.isfinite(holds_fraction) and holds_fraction > 0.5)
+
+
+def over_seeds(outcomes) -> dict:
+    """Statistics of one cell's outcomes, one per seed, judged by ``cell_holds``; the keyword
+    arguments of a :class:`Claim` as ``over_runs`` returns them."""
+    stats = over_runs(outcomes)
+    stats["holds"] = cell_holds(stats["holds_fraction"])
+    stats["rule"] = SEEDS_RULE
+    return stats
 
 
 def over_runs(outcomes, required: float = 1.0) -> dict:

@@ -7,9 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from helpers import bo_claim_settings
 from replication.papers.benign_overfitting.claims import all_claims, fig1_claims, fig2_claims, fig3_claims, grid_claims
 from replication.papers.benign_overfitting.data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
 from replication.papers.benign_overfitting.grid import GRID_COLUMNS
+
+CLAIMS = bo_claim_settings()
 
 DIMS = (250, 500, 750, 1000)
 NORMS = (5.0, 10.0, 15.0, 40.0, 80.0, 100.0)
@@ -90,7 +93,7 @@ def make_grid(changes: dict | None = None, seeds=(1,), dims=DIMS, norms=NORMS, s
 
 
 def claims_of(grid: pd.DataFrame) -> dict:
-    return {c.claim_id: c for c in grid_claims(grid)}
+    return {c.claim_id: c for c in grid_claims(grid, CLAIMS)}
 
 
 def failing(grid: pd.DataFrame) -> set[str]:
@@ -98,7 +101,7 @@ def failing(grid: pd.DataFrame) -> set[str]:
 
 
 def test_every_grid_claim_holds_on_the_reference_grid_and_names_its_figure_and_criterion():
-    claims = grid_claims(make_grid())
+    claims = grid_claims(make_grid(), CLAIMS)
     assert [c.claim_id for c in claims] == GRID_IDS
     for claim in claims:
         assert claim.figure == expected_figure(claim.claim_id), claim.claim_id
@@ -396,7 +399,7 @@ def test_fig3_claims_count_final_roles():
 def test_all_claims_in_order_with_fig2_from_the_run_of_fig3a():
     panels = {"a": _ending([0], [2]), "b": _ending([0, 0], [4]), "c": _ending([0], [2, 0])}
     panels["b"]["d"] = np.array(4500)
-    claims = all_claims(make_grid(), _fig1_frame(SPEC_FIG1), panels)
+    claims = all_claims(make_grid(), _fig1_frame(SPEC_FIG1), panels, CLAIMS)
     ids = [c.claim_id for c in claims]
     assert ids[:6] == [f"fig1_{scenario}_{split}_accuracy" for scenario, split in SPEC_FIG1]
     assert ids[6:8] == ["fig2_clean_r_to_one", "fig2_noisy_r_to_zero"]

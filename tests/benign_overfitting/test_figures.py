@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import ROOT, bo_model, shared_scope
+from helpers import ROOT, bo_claim_settings, bo_model, shared_scope
 from replication.config import validate_config
 from replication.errors import ConfigError
 from replication.papers.benign_overfitting import plots
@@ -13,6 +13,8 @@ from replication.papers.benign_overfitting.data import IRRELEVANT, RELEVANT, WEA
 from replication.papers.benign_overfitting.grid import GRID_COLUMNS
 from replication.papers.benign_overfitting.runs import fig1_selections, trajectory
 from replication.plotting import apply_style
+
+CLAIMS = bo_claim_settings()
 
 SCALES = {"benign": 0.06, "harmful": 1.0, "not_overfitting": 0.001}
 
@@ -137,7 +139,7 @@ def test_heatmap_data():
 
 def test_failing_grid_claims_are_reported():
     grid = _grid([2.0, 0.5, 3.0, 4.0])
-    claims = {c.claim_id: c for c in grid_claims(grid)}
+    claims = {c.claim_id: c for c in grid_claims(grid, CLAIMS)}
     assert not claims["fig4_eq9_ratio_above_one"].holds and claims["fig4_eq9_ratio_above_one"].measured == 0.75
     assert claims["fig4_eq9_ratio_above_one_as_coded"].holds and claims["fig4_as_coded_is_smaller_class_size"].holds
     assert claims["fig5_test_loss_low_strong_signal"].holds and claims["test_accuracy_one_from_15"].holds
@@ -145,7 +147,7 @@ def test_failing_grid_claims_are_reported():
 
 def test_all_claims_table(fig1_frame):
     trajectories = {p: _synthetic_trajectory([RELEVANT, WEAK_OPPOSITE, IRRELEVANT]) for p in "abc"}
-    claims = all_claims(_grid([2.0] * 4), fig1_frame, trajectories)
+    claims = all_claims(_grid([2.0] * 4), fig1_frame, trajectories, CLAIMS)
     assert len({c.claim_id for c in claims}) == len(claims) >= 24
     assert all(c.paper == "Benign overfitting" for c in claims)
     # claim id -> (measured, holds), worked out from the inputs: clean samples end at r = 1 - 7 * 0.02 = 0.86,
@@ -188,7 +190,7 @@ def test_all_claims_table(fig1_frame):
     )
     assert by_id["fig3b_noisy_select_irrelevant"].figure == "Fig. 3b"
     # the same grid with one Eq. 9 cell below 1: three of four cells is a share of 0.75, not all
-    failing = {c.claim_id: c for c in all_claims(_grid([2.0, 0.5, 2.0, 2.0]), fig1_frame, trajectories)}
+    failing = {c.claim_id: c for c in all_claims(_grid([2.0, 0.5, 2.0, 2.0]), fig1_frame, trajectories, CLAIMS)}
     assert failing["fig4_eq9_ratio_above_one"].measured == 0.75 and not failing["fig4_eq9_ratio_above_one"].holds
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import transformer_claim_settings
+from helpers import bo_claim_settings, transformer_claim_settings
 from replication.claims import Claim
 from replication.papers.benign_overfitting.claims import grid_claims
 from replication.papers.local_to_global.landscape import canonical
@@ -59,9 +59,13 @@ def test_structure_claims_hold_and_fail():
     fig3 = structure(0.99, 0.97)
     fig3.loc[(fig3.seed == 2) & (fig3.matrix == "W_V"), ["cos_e_output", "cos_e_input"]] = [0.17, 0.58]
     fig3.loc[(fig3.seed == 3) & (fig3.matrix == "W_1") & (fig3.step == 200), "e_flatness"] = 0.1
+    one_seed = by_id(structure_claims(fig3, structure(0.99, 0.999, steps=(0, 100, 200, 800)), SETTINGS))
+    assert one_seed["6d"].holds and one_seed["6d"].holds_fraction == pytest.approx(2 / 3)  # a majority holds
+    assert "0.17/0.58" in one_seed["6d"].reason
+    fig3.loc[(fig3.seed == 3) & (fig3.matrix == "W_V"), ["cos_e_output", "cos_e_input"]] = [0.17, 0.58]
+    fig3.loc[(fig3.seed == 2) & (fig3.matrix == "W_1") & (fig3.step == 200), "e_flatness"] = 0.1
     bad = by_id(structure_claims(fig3, structure(0.99, 0.95, steps=(0, 100, 200, 800)), SETTINGS))
-    assert not bad["6d"].holds and bad["6d"].holds_fraction == pytest.approx(2 / 3)
-    assert "0.17/0.58" in bad["6d"].reason
+    assert not bad["6d"].holds and bad["6d"].holds_fraction == pytest.approx(1 / 3)
     assert not bad["6d-output"].holds and not bad["6e"].holds and bad["6c"].holds
     assert not bad["6b"].holds and bad["6b"].holds_fraction == 0.0  # share 0.95 < 0.99
 
@@ -87,6 +91,8 @@ def test_loss_claims_hold_and_fail():
     assert "below H(pi) - 0.01 from iterations 800, 800, 800" in escapes["5c"].reason
     late = fig4(CHAIN.unigram_loss)
     late.loc[(late.init == "ours") & (late.seed == 2), "test_loss_smoothed"] = 0.7
+    assert by_id(loss_claims(late, CHAIN, SETTINGS))["5b"].holds  # 2 of 3 seeds: a majority
+    late.loc[(late.init == "ours") & (late.seed == 3), "test_loss_smoothed"] = 0.7
     assert not by_id(loss_claims(late, CHAIN, SETTINGS))["5b"].holds
 
 
@@ -158,16 +164,18 @@ def grid(eq9: dict) -> pd.DataFrame:
 
 
 def test_grid_claims_tell_systematic_failures_from_seed_noise():
-    ok = by_id(grid_claims(grid({})))
+    ok = by_id(grid_claims(grid({}), bo_claim_settings()))
     assert ok["fig4_eq9_ratio_above_one"].holds and ok["fig4_eq9_ratio_above_one"].n_runs == 6
     assert ok["fig4_as_coded_is_smaller_class_size"].kind == "documentation"
-    failing = by_id(grid_claims(grid({(250, 1): 0.5, (250, 2): 0.5, (250, 3): 0.5, (500, 2): 0.9})))
+    failing = by_id(
+        grid_claims(grid({(250, 1): 0.5, (250, 2): 0.5, (250, 3): 0.5, (500, 2): 0.9}), bo_claim_settings())
+    )
     eq9 = failing["fig4_eq9_ratio_above_one"]
     assert not eq9.holds and eq9.holds_fraction == pytest.approx(2 / 6)
     assert "1 fail in every seed [(250, 50)]" in eq9.reason and "0 in half or more" in eq9.reason
     assert "1 in a minority of seeds only (seed noise) [(500, 50)]" in eq9.reason
     assert eq9.ci_low < 1 / 3 < eq9.ci_high
     # One seed of one cell failing is seed noise: the claim holds, the fraction shows the failure.
-    noise = by_id(grid_claims(grid({(500, 2): 0.9})))["fig4_eq9_ratio_above_one"]
+    noise = by_id(grid_claims(grid({(500, 2): 0.9}), bo_claim_settings()))["fig4_eq9_ratio_above_one"]
     assert noise.holds and noise.holds_fraction == pytest.approx(5 / 6)
     assert "1 in a minority of seeds only (seed noise) [(500, 50)]" in noise.reason

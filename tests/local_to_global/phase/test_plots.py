@@ -11,11 +11,13 @@ from replication.papers.local_to_global.phase.plots import phase_heatmaps
 
 
 def cells_table() -> pd.DataFrame:
-    """Standard init in three cells: above the line, escaped in 2 of 3 seeds by the horizon (contradicts
-    the plateau), below it at the entropy rate (agrees), and one unresolvable cell."""
+    """Standard init in four cells: above the line, escaped in 2 of 3 seeds by the horizon (contradicts
+    the plateau) and in 1 of 3 (a majority agrees), below it at the entropy rate (agrees), and one
+    unresolvable cell."""
     rows = []
     for p, q, window, horizon, resolvable in (
         (0.9, 0.9, 1.0, 1 / 3, True),
+        (0.8, 0.9, 1.0, 2 / 3, True),
         (0.1, 0.1, 0.0, 0.0, True),
         (0.5, 0.6, 1.0, 1.0, False),
     ):
@@ -28,6 +30,7 @@ def cells_table() -> pd.DataFrame:
                 "median_plateau": 2000.0,
                 "on_plateau_window": window,
                 "on_plateau_horizon": horizon,
+                "reached": 1 - horizon,
                 "resolvable": resolvable,
             }
         )
@@ -47,5 +50,11 @@ def test_heatmap_labels_titles_and_outlines():
         if not patch.get_fill() and matplotlib.colors.same_color(patch.get_edgecolor(), "red")
     ]
     assert len(red) == 1  # (0.9, 0.9) at the horizon: 1 of 3 seeds still on the plateau, predicted all
-    assert len(data) == 3 * 3 and set(data.predicted_on_plateau) == {True, False}
+    assert len(data) == 4 * 3 and set(data.predicted_on_plateau) == {True, False}
+    verdicts = data.set_index(["p", "q", "measure"])
+    assert verdicts.loc[(0.9, 0.9, "on_plateau_horizon")].claim_holds is False
+    assert verdicts.loc[(0.8, 0.9, "on_plateau_horizon"), "claim_holds"] is True  # 2 of 3: a majority
+    assert verdicts.loc[(0.1, 0.1, "on_plateau_horizon"), "claim"] == "5r"
+    assert pd.isna(verdicts.loc[(0.1, 0.1, "on_plateau_window"), "claim"])  # no prediction for the window
+    assert pd.isna(verdicts.loc[(0.5, 0.6, "on_plateau_horizon"), "claim_holds"])  # unresolvable: no verdict
     plt.close(figure)

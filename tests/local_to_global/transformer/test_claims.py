@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from replication.claims import SEEDS_RULE
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.transformer.claims import loss_claims, transformer_claims
 from replication.papers.local_to_global.transformer.settings import TransformerClaimSettings
@@ -129,7 +130,7 @@ ABLATION6 = pd.DataFrame(
 )
 
 PAPER = "Local to Global"
-EVERY = "holds in every run"
+EVERY = SEEDS_RULE
 
 
 def _rows(claims):
@@ -151,8 +152,8 @@ def test_every_claim_of_figs_3_4_and_6_in_full():
         "5a": (
             "Fig. 4",
             "Standard init: test loss within 0.01 of H(pi) = 0.6663 over iterations 200..600.",
-            "max |loss - H(pi)| <= 0.01 in each seed",
-            False,
+            "max |loss - H(pi)| <= 0.01 per seed",
+            True,  # seeds 1 and 2 of 3: a majority
             # mean over seeds at 200: (0.004 - 0.003 - 0.02) / 3
             "per seed (smoothed) 0.0040, 0.0030, 0.0200; mean curve 0.0063",
             f"per seed; {some}",
@@ -161,7 +162,7 @@ def test_every_claim_of_figs_3_4_and_6_in_full():
         "5b": (
             "Fig. 4",
             "Our init: test loss within 0.01 of the entropy rate 0.6190 by iteration 600.",
-            "|loss - entropy rate| <= 0.01 at iteration 600 in each seed",
+            "|loss - entropy rate| <= 0.01 at iteration 600 per seed",
             False,
             "per seed 0.0010, 0.0200; first within 0.01 at iterations 300, 700",
             f"per seed; {some}",
@@ -170,7 +171,7 @@ def test_every_claim_of_figs_3_4_and_6_in_full():
         "5c": (
             "Fig. 4 (caption; Sec. 5.2)",
             "Standard init converges to the unigram local minimum: its final test loss matches H(pi).",
-            "|loss - H(pi)| <= 0.01 at the last iteration (800) in each seed",
+            "|loss - H(pi)| <= 0.01 at the last iteration (800) per seed",
             False,
             "final losses 0.6463, 0.6513, 0.6663 (entropy rate 0.6190); below H(pi) - 0.01 from iterations "
             "800, 800, -1 (-1: never); see fig4_long",

@@ -176,14 +176,40 @@ def _pivot(grid: pd.DataFrame, column: str, statistic: str = "mean") -> pd.DataF
     return table.sort_index(ascending=False)
 
 
+def panel_verdicts(verdicts: pd.DataFrame | None, column: str) -> pd.Series:
+    """Per (d, signal_norm) cell: whether every claim on ``column`` holds there (``grid_claims.cell_verdicts``);
+    cells no claim reads are absent."""
+    if verdicts is None or not len(verdicts):
+        return pd.Series(dtype=bool)
+    on_panel = verdicts[verdicts.column == column]
+    return on_panel.groupby(["d", "signal_norm"]).holds.all()
+
+
+def _outline(ax, table: pd.DataFrame, verdicts: pd.Series) -> None:
+    """Red boxes on the cells of the drawn ``table`` (d rows, ||mu|| columns) whose claims fail."""
+    rows = {d: i for i, d in enumerate(table.index)}
+    columns = {c: j for j, c in enumerate(table.columns)}
+    for (d, norm), holds in verdicts.items():
+        if not holds:
+            corner = (columns[f"{norm:g}"], rows[d])
+            ax.add_patch(plt.Rectangle(corner, 1, 1, fill=False, edgecolor="red", lw=1.5))
+
+
 def heatmaps(
-    grid: pd.DataFrame, panels: list[dict], suptitle: str | None = None, statistic: str = "mean"
+    grid: pd.DataFrame,
+    panels: list[dict],
+    suptitle: str | None = None,
+    statistic: str = "mean",
+    verdicts: pd.DataFrame | None = None,
 ) -> tuple[plt.Figure, pd.DataFrame]:
     """One heatmap per panel: {column, title, cmap, centre (optional: diverging around it)}; each cell
-    shows ``statistic`` over the seeds of that (d, ||mu||)."""
+    shows ``statistic`` over the seeds of that (d, ||mu||). With ``verdicts`` (the claims' cells) a
+    cell where a claim on the panel's column fails (in most of its seeds) is outlined in red, and
+    the data carries that verdict per run as ``<column>_claims_hold`` (empty where no claim reads it)."""
     seeds = grid.seed.nunique()
     over = f"{'mean' if statistic == 'mean' else 'std'} of {seeds} seed{'s' if seeds > 1 else ''}"
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), squeeze=False)
+    held = {}
     for ax, panel in zip(axes[0], panels):
         table = _pivot(grid, panel["column"], statistic)
         norm = None
@@ -201,7 +227,10 @@ def heatmaps(
             xticklabels=2,
             yticklabels=2,
         )
-        ax.set(title=f"{panel['title']} ({over})", xlabel=r"Signal norm $\|\mu\|_2$", ylabel="Dimension $d$")
+        held[panel["column"]] = panel_verdicts(verdicts, panel["column"])
+        _outline(ax, table, held[panel["column"]])
+        outlined = " (red: a claim fails)" if len(held[panel["column"]]) else ""
+        ax.set(title=f"{panel['title']} ({over}){outlined}", xlabel=r"Signal norm $\|\mu\|_2$", ylabel="Dimension $d$")
     if suptitle:
         fig.suptitle(suptitle, y=1.02)
     fig.tight_layout()
@@ -209,7 +238,12 @@ def heatmaps(
     if statistic != "mean":
         spread = grid.groupby(["d", "signal_norm"])[columns[3:]].agg(statistic).reset_index()
         return fig, spread.assign(seeds=seeds).sort_values(["d", "signal_norm"]).reset_index(drop=True)
-    return fig, grid[columns].sort_values(["d", "signal_norm", "seed"]).reset_index(drop=True)
+    data = grid[columns].sort_values(["d", "signal_norm", "seed"]).reset_index(drop=True)
+    cells = pd.MultiIndex.from_frame(data[["d", "signal_norm"]])
+    for column, verdict in held.items():
+        if len(verdict):
+            data[f"{column}_claims_hold"] = verdict.reindex(cells).to_numpy()
+    return fig, data
 
 
 HEATMAPS = {
@@ -262,6 +296,9 @@ HEATMAPS = {
 }
 
 
-def grid_figure(grid: pd.DataFrame, name: str) -> tuple[plt.Figure, pd.DataFrame]:
+def grid_figure(grid: pd.DataFrame, name: str, verdicts: pd.DataFrame | None = None) -> tuple[plt.Figure, pd.DataFrame]:
+    """Heatmap ``name``; ``verdicts`` (``grid_claims.cell_verdicts``) outlines the cells whose claims
+    fail on the mean heatmaps (the seed spread judges nothing)."""
     spec = HEATMAPS[name]
-    return heatmaps(grid, spec["panels"], spec.get("suptitle"), spec.get("statistic", "mean"))
+    statistic = spec.get("statistic", "mean")
+    return heatmaps(grid, spec["panels"], spec.get("suptitle"), statistic, verdicts if statistic == "mean" else None)

@@ -72,11 +72,47 @@ class GridSettings:
 
 
 @dataclass(frozen=True)
+class Published:
+    """A published range and the margin it is judged with."""
+
+    published: tuple[float, float]
+    margin: float
+
+    @property
+    def judged(self) -> tuple[float, float]:
+        """The range a value must lie in: the published one widened by the margin on both sides."""
+        low, high = self.published
+        return low - self.margin, high + self.margin
+
+
+@dataclass(frozen=True)
+class ClaimSettings:
+    """``claims``: thresholds of the grid's claims and the cells each reads (schema.yaml describes each)."""
+
+    train_loss: Published
+    test_loss: Published
+    smallest_signal_test_loss: Published
+    strong_signal: float
+    strong_d: int
+    strong_test_loss: float
+    clear_signal: float
+    weak_signal: float
+    weak_test_accuracy: tuple[float, float]
+    memorising_d: float
+    hard_signal: float
+    hard_d: float
+    eq9_least: float
+    eq10_band: tuple[float, float]
+    class_size_tolerance: float
+
+
+@dataclass(frozen=True)
 class Settings:
     model: RunSettings
     fig1: Fig1Settings
     trajectories: TrajectorySettings
     grid: GridSettings
+    claims: ClaimSettings
 
 
 def settings(section: Mapping) -> Settings:

@@ -202,6 +202,7 @@ rule bo_heatmaps:
         names=list(BO_HEATMAPS),
         settings=rule_param(BO.grid),
         model=rule_param(BO.model),
+        claims=rule_param(BO.claims),
     script:
         "../scripts/bo_heatmaps.py"
 
@@ -223,5 +224,7 @@ rule bo_claims:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        claims=rule_param(BO.claims),
     script:
         "../scripts/bo_claims.py"

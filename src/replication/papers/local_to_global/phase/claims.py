@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replication.claims import Claim, not_checkable, over_runs
+from replication.claims import Claim, not_checkable, over_runs, over_seeds
 
 from ..transformer.settings import TransformerClaimSettings
 from ..transformer.structure import structure_table
+from .cells import PREDICTION_CHECKS, PredictionCheck, canonical_prediction
 from .settings import PhaseSettings
 
 PAPER = "Local to Global"
@@ -41,7 +42,8 @@ def _cell_id(claim: str, row) -> str:
 
 def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, describe) -> list[Claim]:
     """One row per cell of ``cells``: checked over its runs where resolvable, not checkable otherwise;
-    then one row over the resolvable cells (holds when it holds in every one of them)."""
+    then one row over the resolvable cells (holds when it holds in every one of them). A cell's
+    verdict is ``replication.claims.cell_holds`` over its seeds, the rule the heatmaps outline by."""
     rows, verdicts = [], []
     for cell in cells.itertuples():
         group = runs[(runs.p == cell.p) & (runs.q == cell.q)]
@@ -58,8 +60,7 @@ def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, descr
                 )
             )
             continue
-        outcomes = outcome(group)
-        stats = over_runs(outcomes)
+        stats = over_seeds(outcome(group))
         rule = f"per seed; {stats.pop('rule')}"
         verdicts.append(stats["holds"])
         rows.append(
@@ -108,22 +109,73 @@ def _seeds(group: pd.DataFrame, column: str, fmt: str = "{:.0f}") -> str:
     return ", ".join(f"seed {int(r.seed)} " + fmt.format(getattr(r, column)) for r in group.itertuples())
 
 
+# What each check of the canonical prediction states and the criterion of one seed; {step} is
+# the iteration it is judged at, {escape}, {closed} and {horizon} the settings of the measures.
+PREDICTION_TEXTS = {
+    "5w": (
+        "Standard init, {cell} (p + q > 1): stays on the unigram plateau H(pi) up to iteration {step} "
+        "(the paper's window), as the canonical model predicts.",
+        "closed fraction < {escape} through iteration {step}",
+    ),
+    "5h": (
+        "Standard init, {cell} (p + q > 1): stays on the unigram plateau H(pi) up to iteration {step} "
+        "(the horizon), as the canonical model predicts.",
+        "closed fraction < {escape} through iteration {step}",
+    ),
+    "5r": (
+        "Standard init, {cell} (p + q < 1): reaches the entropy rate, as the canonical model predicts.",
+        "final closed fraction >= {closed} (by iteration {horizon})",
+    ),
+    "5o": (
+        "Our init, {cell} (p + q > 1): reaches the entropy rate (Sec. 5.2).",
+        "final closed fraction >= {closed} (by iteration {horizon})",
+    ),
+}
+
+
+def _predicted_cells(cells: pd.DataFrame, check: PredictionCheck) -> pd.DataFrame:
+    """The cells of ``check.init`` where the canonical model predicts ``check.on_plateau``."""
+    predicted = [canonical_prediction(r.init, r.p, r.q) for r in cells.itertuples()]
+    chosen = (cells.init == check.init) & pd.Series([v is check.on_plateau for v in predicted], index=cells.index)
+    return cells[chosen].reset_index(drop=True)
+
+
+def _prediction_claims(runs: pd.DataFrame, cells: pd.DataFrame, phase: PhaseSettings, check) -> list[Claim]:
+    """The rows of one check of the canonical prediction, per cell over its seeds."""
+    step = phase.window if check.step == "window" else phase.horizon
+    statement, criterion = PREDICTION_TEXTS[check.claim]
+    values = {"step": step, "escape": phase.measures.escape, "closed": phase.stop.closed, "horizon": phase.horizon}
+    if check.on_plateau:
+        measured = lambda g: g.escape.min() if g.escaped.any() else np.nan  # noqa: E731
+        describe = lambda g: "escape at " + _seeds(g, "escape") + f"; NaN: never escaped by {int(g.last_step.max())}"  # noqa: E731
+    else:
+        measured = lambda g: g.final_closed.min()  # noqa: E731
+        describe = lambda g: "final closed fraction " + _seeds(g, "final_closed", "{:.3f}")  # noqa: E731
+    return _per_cell(
+        check.claim,
+        statement.replace("{step}", str(step)),
+        criterion.format(**values),
+        _predicted_cells(cells, check),
+        runs[runs.init == check.init],
+        lambda g: g[check.column],
+        measured,
+        describe,
+    )
+
+
 def phase_claims(
     runs: pd.DataFrame, cells: pd.DataFrame, phase: PhaseSettings, settings: TransformerClaimSettings
 ) -> list[Claim]:
     """``runs``: measures.csv with the final structure columns (``final_structure``); ``cells``: cells.csv."""
-    share, cos_e, closed = settings.share_fig3, settings.cos_e, phase.stop.closed
-    claims = []
+    share, cos_e = settings.share_fig3, settings.cos_e
     standard_cells = cells[cells.init == "standard"].reset_index(drop=True)
-    standard = runs[runs.init == "standard"]
-
-    claims += _per_cell(
+    claims = _per_cell(
         "6g",
         "Standard init, {cell}: W_1 and W_V end rank one with their R^d side along e, as in Fig. 3 "
         "(Sec. 5.1: 'the same conclusion holds for all (p, q)').",
         f"min(share W_1, share W_V) >= {share} and |cos e| >= {cos_e} after the last step",
         standard_cells,
-        standard,
+        runs[runs.init == "standard"],
         lambda g: (
             (g[["share_W_1", "share_W_V"]].min(axis=1) >= share) & (g[["cos_e_W_1", "cos_e_W_V"]].min(axis=1) >= cos_e)
         ),
@@ -134,43 +186,6 @@ def phase_claims(
             for r in g.itertuples()
         ),
     )
-
-    above = standard_cells[standard_cells.side == "p+q>1"].reset_index(drop=True)
-    for claim, step, label in (("5w", phase.window, "the paper's window"), ("5h", phase.horizon, "the horizon")):
-        column = "on_plateau_window" if step == phase.window else "on_plateau_horizon"
-        claims += _per_cell(
-            claim,
-            "Standard init, {cell} (p + q > 1): stays on the unigram plateau H(pi) up to iteration "
-            f"{step} ({label}), as the canonical model predicts.",
-            f"closed fraction < {phase.measures.escape} through iteration {step} in each seed",
-            above,
-            standard,
-            lambda g, column=column: g[column],
-            lambda g: g.escape.min() if g.escaped.any() else np.nan,
-            lambda g: "escape at " + _seeds(g, "escape") + f"; NaN: never escaped by {int(g.last_step.max())}",
-        )
-
-    below = standard_cells[standard_cells.side == "p+q<1"].reset_index(drop=True)
-    claims += _per_cell(
-        "5r",
-        "Standard init, {cell} (p + q < 1): reaches the entropy rate, as the canonical model predicts.",
-        f"final closed fraction >= {closed} (by iteration {phase.horizon})",
-        below,
-        standard,
-        lambda g: g.reached,
-        lambda g: g.final_closed.min(),
-        lambda g: "final closed fraction " + _seeds(g, "final_closed", "{:.3f}"),
-    )
-
-    ours_cells = cells[(cells.init == "ours") & (cells.side == "p+q>1")].reset_index(drop=True)
-    claims += _per_cell(
-        "5o",
-        "Our init, {cell} (p + q > 1): reaches the entropy rate (Sec. 5.2).",
-        f"final closed fraction >= {closed} (by iteration {phase.horizon})",
-        ours_cells,
-        runs[runs.init == "ours"],
-        lambda g: g.reached,
-        lambda g: g.final_closed.min(),
-        lambda g: "final closed fraction " + _seeds(g, "final_closed", "{:.3f}"),
-    )
+    for check in PREDICTION_CHECKS:
+        claims += _prediction_claims(runs, cells, phase, check)
     return claims

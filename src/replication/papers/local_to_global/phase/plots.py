@@ -7,14 +7,18 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from replication.claims import cell_holds
+
 from ..transformer.plots import INIT_LABELS
-from .cells import canonical_prediction
+from .cells import canonical_prediction, prediction_check
 
 HEATMAP_PANELS = (
     ("median_plateau", "median plateau length (iterations)"),
     ("on_plateau_window", "fraction not escaped by {window}"),
     ("on_plateau_horizon", "fraction not escaped by {horizon}"),
 )
+# The step whose claim a panel outlines (phase.cells.PREDICTION_CHECKS); the median has none.
+PANEL_STEPS = {"on_plateau_window": "window", "on_plateau_horizon": "horizon"}
 
 
 def _edges(values: np.ndarray) -> np.ndarray:
@@ -26,8 +30,10 @@ def _edges(values: np.ndarray) -> np.ndarray:
 
 def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.Figure, pd.DataFrame]:
     """One row per init, one column per measure; each cell's value written in it, unresolvable
-    cells hatched ("n/r": the gap is below the noise, no verdict), cells where the measured fate
-    contradicts the canonical model's prediction outlined in red; the line p + q = 1 dashed."""
+    cells hatched ("n/r": the gap is below the noise, no verdict), cells whose claim on the
+    canonical prediction fails (most seeds contradict it: ``replication.claims.cell_holds``, the
+    claims' rule) outlined in red; the line p + q = 1 dashed. The data carries per cell the claim
+    a panel outlines by and its verdict (``claim``, ``claim_holds``)."""
     inits = list(dict.fromkeys(cells.init))
     ps, qs = np.sort(cells.p.unique()), np.sort(cells.q.unique())
     p_edges, q_edges = _edges(ps), _edges(qs)
@@ -60,6 +66,8 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
             for row in frame.itertuples():
                 value = getattr(row, column)
                 predicted = canonical_prediction(init, row.p, row.q)
+                check = prediction_check(init, row.p, row.q, PANEL_STEPS[column]) if column in PANEL_STEPS else None
+                verdict = cell_holds(getattr(row, check.column)) if check and row.resolvable else None
                 if not row.resolvable:
                     ax.add_patch(box(row.p, row.q, facecolor="0.85", edgecolor="0.55", hatch="///", lw=0))
                     label, ink = "n/r", "black"
@@ -67,8 +75,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                     # fractions of seeds as counts: "2/3" not escaped
                     label = f"{round(value * row.seeds)}/{row.seeds}" if fraction else f"{value:.0f}"
                     ink = "black" if value / (1 if fraction else horizon) > 0.6 else "white"  # dark on viridis' yellow
-                    contradicts = fraction and predicted is not None and (value > 0.5) != predicted
-                    if contradicts:
+                    if verdict is False:
                         ax.add_patch(box(row.p, row.q, fill=False, color="red", lw=1.5))
                 ax.text(row.p, row.q, label, ha="center", va="center", fontsize=5.5, color=ink)
                 rows.append(
@@ -80,6 +87,8 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                         "value": value,
                         "resolvable": row.resolvable,
                         "predicted_on_plateau": predicted,
+                        "claim": check.claim if check else None,
+                        "claim_holds": verdict,
                     }
                 )
             ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
@@ -95,8 +104,8 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
             ax.set_title(f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}", fontsize=8)
             ax.tick_params(labelsize=6)
     fig.suptitle(
-        "Phase diagram: dashed p + q = 1; red: the measured fate contradicts the canonical model's "
-        "prediction; grey n/r: gap below the noise (no verdict)",
+        "Phase diagram: dashed p + q = 1; red: most seeds contradict the canonical model's prediction "
+        "(plateau; entropy rate by the horizon); grey n/r: gap below the noise (no verdict)",
         fontsize=9,
     )
     fig.tight_layout()

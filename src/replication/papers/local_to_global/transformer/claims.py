@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replication.claims import Claim, not_checkable, over_runs
+from replication.claims import Claim, not_checkable, over_seeds
 
 from ..markov import MarkovChain
 from .settings import TransformerClaimSettings
@@ -26,7 +26,7 @@ def mean_curve(fig4: pd.DataFrame, init: str) -> pd.Series:
 
 
 def _checked(claim_id, figure, statement, measured, threshold, outcomes, reason, rule_prefix="") -> Claim:
-    stats = over_runs(outcomes)
+    stats = over_seeds(outcomes)
     rule = f"{rule_prefix}{stats.pop('rule')}"
     return Claim(PAPER, claim_id, figure, statement, float(measured), threshold, reason=reason, rule=rule, **stats)
 
@@ -55,7 +55,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             f"Standard init: test loss within {tol} of H(pi) = {chain.unigram_loss:.4f} "
             f"over iterations {start}..{stop}.",
             max(gaps),
-            f"max |loss - H(pi)| <= {tol} in each seed",
+            f"max |loss - H(pi)| <= {tol} per seed",
             [covered and g <= tol for g in gaps],
             (
                 f"per seed (smoothed) {', '.join(f'{g:.4f}' for g in gaps)}; mean curve {mean_gap:.4f}"
@@ -82,7 +82,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             "Fig. 4",
             f"Our init: test loss within {tol} of the entropy rate {chain.bigram_loss:.4f} by iteration {stop}.",
             max(at_stop),
-            f"|loss - entropy rate| <= {tol} at iteration {stop} in each seed",
+            f"|loss - entropy rate| <= {tol} at iteration {stop} per seed",
             [g <= tol for g in at_stop],
             f"per seed {', '.join(f'{g:.4f}' for g in at_stop)}; first within {tol} at iterations "
             f"{', '.join(map(str, firsts))}",
@@ -105,7 +105,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             "Fig. 4 (caption; Sec. 5.2)",
             "Standard init converges to the unigram local minimum: its final test loss matches H(pi).",
             max(abs(f - chain.unigram_loss) for f in finals) if finals else np.nan,
-            f"|loss - H(pi)| <= {tol} at the last iteration ({last}) in each seed",
+            f"|loss - H(pi)| <= {tol} at the last iteration ({last}) per seed",
             [abs(f - chain.unigram_loss) <= tol for f in finals],
             f"final losses {', '.join(f'{f:.4f}' for f in finals)} (entropy rate {chain.bigram_loss:.4f}); below "
             f"H(pi) - {tol} from iterations {', '.join(map(str, escapes))} (-1: never); see fig4_long",
