@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replication.claims import Claim, not_checkable, over_runs
+from replication.claims import Claim, not_checkable, over_seeds
 
 from .settings import HessianSettings
 
@@ -30,7 +30,7 @@ def _cell_claims(points: pd.DataFrame, hessian: HessianSettings, claim: str, pre
             f"of {what}, as the canonical model predicts (Thm 1)."
         )
         lowest, noise = group[f"{prefix}lambda_1" if not prefix else f"{prefix}lambda_min"], group[f"{prefix}noise"]
-        stats = over_runs(~group[f"{prefix}saddle"].to_numpy(bool))
+        stats = over_seeds(~group[f"{prefix}saddle"].to_numpy(bool))
         reason = f"lambda_min x 1e3: {_values(group, lowest.name)}; noise x 1e3: {_values(group, noise.name)}"
         if not prefix:
             saddles = group[group.saddle]
@@ -47,7 +47,7 @@ def _cell_claims(points: pd.DataFrame, hessian: HessianSettings, claim: str, pre
                 statement,
                 float(lowest.min()),
                 f"lambda_min >= -{hessian.significance:g} x its noise (standard error over {hessian.batches} batches) "
-                "in each seed",
+                "(per seed)",
                 reason=reason,
                 rule=f"per seed; {stats.pop('rule')}",
                 **stats,

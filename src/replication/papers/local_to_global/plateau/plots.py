@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import CenteredNorm
 
+from replication.claims import cell_holds
+
 from ..phase.plots import _edges
 from .analysis import SADDLE
 from .hessian import BLOCKS
@@ -23,6 +25,12 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
     ps, qs = np.sort(cells.p.unique()), np.sort(cells.q.unique())
     p_edges, q_edges = _edges(ps), _edges(qs)
     scale = float(np.nanmax(np.abs(cells[["lambda_min", "canonical_lambda_min"]].to_numpy()))) or 1.0
+
+    def box(p, q, **style):
+        i, j = np.searchsorted(ps, p), np.searchsorted(qs, q)
+        size = (p_edges[i + 1] - p_edges[i], q_edges[j + 1] - q_edges[j])
+        return plt.Rectangle((p_edges[i], q_edges[j]), *size, **style)
+
     fig, axes = plt.subplots(len(points), 2, figsize=(8.4, 3.8 * len(points)), squeeze=False)
     rows = []
     for r, point in enumerate(points):
@@ -46,10 +54,11 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
                 saddles = getattr(row, f"{prefix}saddles")
                 resolved = abs(value) >= significance * noise
                 if not resolved:
-                    i, j = np.searchsorted(ps, row.p), np.searchsorted(qs, row.q)
-                    corner = (p_edges[i], q_edges[j])
-                    size = (p_edges[i + 1] - p_edges[i], q_edges[j + 1] - q_edges[j])
-                    ax.add_patch(plt.Rectangle(corner, *size, fill=False, hatch="///", edgecolor="0.45", lw=0))
+                    ax.add_patch(box(row.p, row.q, fill=False, hatch="///", edgecolor="0.45", lw=0))
+                # The claim's verdict (a local minimum in the cell's seeds, by the one rule): red where it fails.
+                minimum = cell_holds((row.seeds - saddles) / row.seeds)
+                if not minimum:
+                    ax.add_patch(box(row.p, row.q, fill=False, color="red", lw=1.5))
                 ink = "white" if abs(value) > 0.6 * scale else "black"  # light on the map's dark ends
                 ax.text(
                     row.p,
@@ -71,6 +80,7 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
                         "resolved": resolved,
                         "saddles": saddles,
                         "seeds": row.seeds,
+                        "local_minimum": minimum,
                     }
                 )
             ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
@@ -85,7 +95,7 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
             ax.set_title(f"{point}: lowest Hessian eigenvalue, {label}", fontsize=8)
             ax.tick_params(labelsize=6)
     fig.suptitle(
-        "Curvature at the plateau (x 1e-3; saddles/seeds in each cell; "
+        "Curvature at the plateau (x 1e-3; saddles/seeds in each cell; red: a saddle in most seeds; "
         f"hatched: |lambda_min| < {significance:g} x noise)",
         fontsize=9,
     )
