@@ -464,3 +464,12 @@ def test_make_compare_shows_the_seed_spread_of_claims_and_figures(tmp_path, caps
     assert verdicts.loc["local_to_global/fig4", "seed_noise"] == WITHIN
     assert verdicts.loc["local_to_global/fig4_long", "seed_noise"] == BEYOND
     assert "beyond seed spread" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_paper_names_the_paper_settings_only(tmp_path, capsys):
+    from replication.diff.runs import main
+
+    tree_from_reference(ROOT / "figures/reference/smoke", tmp_path)  # a root built at smoke settings
+    assert main(["paper", "reference/smoke", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds the settings 'smoke'" in err and "make clean-paper && make figures" in err

@@ -82,6 +82,12 @@ class Run:
                 f"{label}: the tree {self.root.resolve()} is not built (no {missing}); build it with: "
                 f"{build_command(label)}"
             )
+        name = (self.record().get("name") or "") if label == "paper" else "paper"
+        if name != "paper":  # "paper" names the paper's settings only: a root built otherwise is stale
+            raise FileNotFoundError(
+                f"paper: the tree {self.root.resolve()} holds the settings '{name}', not the paper's; "
+                "rebuild it with: make clean-paper && make figures"
+            )
 
     def keys(self) -> list[str]:
         if self.is_reference:
