@@ -73,3 +73,18 @@ def test_the_phase_cost_stated_is_the_measured_one():
     stated = re.search(r"\(([\d.]+) CPU-h on 2 cores", row)
     assert measured and stated, row
     assert abs(float(stated.group(1)) - int(measured.group(1)) / 3600) <= 0.05 + 1e-9  # stated to 0.1 CPU-h
+
+
+def test_the_fast_tests_the_readme_names_exist_and_their_time_limit_is_the_measured_one():
+    """README's fast-test command uses a declared marker; the default time limit covers the slowest
+    fast test at the slowdown docs/testing.md measured under load."""
+    import tomllib
+
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert 'pytest -m "not pipeline"' in README.read_text()
+    assert any(marker.startswith("pipeline:") for marker in options["markers"])
+    testing = (ROOT / "docs" / "testing.md").read_text()
+    slowest = float(re.search(r"slowest fast test at ([\d.]+) s", testing).group(1))
+    slowdown = float(re.search(r"over\s+120 s at load 5, (\d+)x slower", testing).group(1))
+    assert f"{options['timeout']} s by default" in testing
+    assert options["timeout"] >= slowest * slowdown

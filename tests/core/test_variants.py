@@ -245,7 +245,7 @@ def test_make_compare_exits_0_when_it_compared_and_2_when_it_could_not(tmp_path,
     from replication.diff.runs import main
 
     assert main(["reference/smoke", "reference/smoke", "--out", str(tmp_path / "same"), "--root", str(tmp_path)]) == 0
-    assert "0 settings differ, 0 claims changed verdict, 0 of" in capsys.readouterr().out
+    assert "0 settings differ, 0 claims changed verdict (0 beyond seed spread), 0 of" in capsys.readouterr().out
     figures = pd.read_csv(tmp_path / "same" / "figures.csv")
     assert set(figures.status) == {"identical"} and len(figures) == len(
         list((ROOT / "figures/reference/smoke").rglob("*.png"))
@@ -303,7 +303,7 @@ def test_a_built_tree_is_compared_by_its_manifest(tmp_path, capsys):
     (tree / "stray.png").write_bytes(b"not a figure")  # outside the manifest: not compared
     manifest = pd.read_csv(tree / "figures" / "all", sep="\t")
     assert main(["reference/smoke", "built", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
-    assert f"0 settings differ, 0 claims changed verdict, 0 of {len(manifest)} figures" in capsys.readouterr().out
+    assert f"0 claims changed verdict (0 beyond seed spread), 0 of {len(manifest)} figures" in capsys.readouterr().out
     figures = pd.read_csv(tmp_path / "out" / "figures.csv")
     assert set(figures.status) == {"identical"} and len(figures) == len(manifest)
 
@@ -407,3 +407,69 @@ def test_make_passes_set_with_list_values_intact(tmp_path):
     argv = result.stdout.splitlines()
     assert result.returncode == 0, result.stderr
     assert argv[argv.index("--sets") + 1] == text
+
+
+def test_a_verdict_change_inside_one_sides_seed_range_is_within_seed_spread():
+    from replication.diff.seeds import BEYOND, UNKNOWN, WITHIN, claim_seed_columns, seed_values
+
+    a = {"n_runs": 2, "holds_fraction": 0.5, "reason": "per seed 0.722, 0.942; at iteration 30: 0.934, 0.966"}
+    b = {"n_runs": 2, "holds_fraction": 1.0, "reason": "per seed 0.959, 0.97"}
+    assert seed_values(a["reason"]) == [0.722, 0.942] and seed_values("per seed (smoothed) 0.0262, 0.0259") == [
+        0.0262,
+        0.0259,
+    ]
+    columns = claim_seed_columns(a, b)
+    assert columns == {
+        "holds_in_a": "1/2",
+        "seeds_a": "0.722-0.942",
+        "holds_in_b": "2/2",
+        "seeds_b": "0.959-0.97",
+        "seed_noise": WITHIN,
+    }
+    agreed = {"n_runs": 2, "holds_fraction": 0.0, "reason": "per seed 0.70, 0.72"}
+    assert claim_seed_columns(agreed, b)["seed_noise"] == BEYOND
+    overlapping = {"n_runs": 2, "holds_fraction": 0.0, "reason": "per seed 0.70, 0.96"}
+    assert claim_seed_columns(overlapping, b)["seed_noise"] == WITHIN
+    assert claim_seed_columns({**agreed, "n_runs": 1}, b)["seed_noise"] == UNKNOWN
+
+
+def test_make_compare_shows_the_seed_spread_of_claims_and_figures(tmp_path, capsys):
+    from replication.diff.runs import main
+    from replication.diff.seeds import BEYOND, WITHIN
+
+    reference = ROOT / "figures/reference/smoke"
+    tree_from_reference(reference, tmp_path / "variants" / "a")
+    b = tree_from_reference(reference, tmp_path / "variants" / "b")
+    claims = pd.read_csv(b / "results" / "claims.csv", dtype={"claim_id": str})
+    six_c = claims.claim_id == "L2G-6 (6c)"
+    claims.loc[six_c, ["measured", "holds", "holds_fraction", "reason"]] = [0.959, True, 1.0, "per seed 0.959, 0.97"]
+    claims.to_csv(b / "results" / "claims.csv", index=False)
+    # fig4: the seeds' curves swapped (moved, within the seeds' spread); fig4_long: every loss 1 higher.
+    fig4 = pd.read_csv(b / "figures/local_to_global/fig4.csv")
+    fig4["seed"] = fig4.seed.map(dict(zip(sorted(fig4.seed.unique()), sorted(fig4.seed.unique())[::-1])))
+    fig4.sort_values(["init", "seed", "step"]).to_csv(b / "figures/local_to_global/fig4.csv", index=False)
+    long = pd.read_csv(b / "figures/local_to_global/fig4_long.csv")
+    long[["train_loss", "test_loss", "test_loss_smoothed"]] += 1.0
+    long.to_csv(b / "figures/local_to_global/fig4_long.csv", index=False)
+    assert main(["a", "b", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
+    line = capsys.readouterr().out
+    assert "1 claims changed verdict (0 beyond seed spread)" in line
+    assert "1 of them beyond seed spread (local_to_global/fig4_long)" in line
+    changed = pd.read_csv(tmp_path / "out" / "claims.csv")
+    assert changed[["claim_id", "holds_in_a", "seeds_a", "seed_noise"]].values.tolist() == [
+        ["L2G-6 (6c)", "1/2", "0.722-0.942", WITHIN]
+    ]
+    verdicts = pd.read_csv(tmp_path / "out" / "figures.csv").groupby("key").first()
+    assert verdicts.loc["local_to_global/fig4", "status"] == "moved"
+    assert verdicts.loc["local_to_global/fig4", "seed_noise"] == WITHIN
+    assert verdicts.loc["local_to_global/fig4_long", "seed_noise"] == BEYOND
+    assert "beyond seed spread" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_paper_names_the_paper_settings_only(tmp_path, capsys):
+    from replication.diff.runs import main
+
+    tree_from_reference(ROOT / "figures/reference/smoke", tmp_path)  # a root built at smoke settings
+    assert main(["paper", "reference/smoke", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds the settings 'smoke'" in err and "make clean-paper && make figures" in err

@@ -109,7 +109,10 @@ def compare_markdown(context: dict) -> str:
         "## Figures",
         "",
         "`margin`: the largest deviation / its tolerance (above 1: moved); `x_envelope`: that deviation as a "
-        "multiple of the figure's numerical-noise envelope.",
+        "multiple of the figure's numerical-noise envelope. `seed_noise` (figures whose data has a seed column, "
+        "and claims over several runs): *beyond seed spread* only where each run's seeds agree and the two runs' "
+        "seed ranges do not overlap (`seed_range_a`: A's median range over seeds in `seed_column`), "
+        "*within seed spread* otherwise.",
         "",
         _markdown_table(verdicts),
         "",

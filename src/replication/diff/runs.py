@@ -28,6 +28,7 @@ from ..variants import NAME_PATTERN
 from .compare import FIGURES_ROOT, figure_key, reference_keys
 from .data import compare_data
 from .images import ImageResult, compare_image, padded, read_rgb, save_png, side_by_side
+from .seeds import BEYOND, claim_seed_columns, figure_seed_spread
 
 FIGURE_COLUMNS = [
     "key",
@@ -38,9 +39,28 @@ FIGURE_COLUMNS = [
     "margin",
     "envelope",
     "x_envelope",
+    "seed_noise",
+    "seed_column",
+    "disjoint_share",
+    "seed_range_a",
     "message",
 ]
-CLAIM_COLUMNS = ["paper", "claim_id", "statement", "measured_a", "holds_a", "measured_b", "holds_b", "change"]
+CLAIM_COLUMNS = [
+    "paper",
+    "claim_id",
+    "statement",
+    "measured_a",
+    "holds_a",
+    "holds_in_a",
+    "seeds_a",
+    "measured_b",
+    "holds_b",
+    "holds_in_b",
+    "seeds_b",
+    "change",
+    "seed_noise",
+]
+VERDICT_COLUMNS = ["key", "status", "worst", "margin", "x_envelope", "seed_noise", "seed_column", "seed_range_a"]
 # A figure whose data has one of these columns is a line figure: B's curves are drawn over A's.
 LINE_X = ("step", "iteration", "t", "time", "epoch")
 
@@ -61,6 +81,12 @@ class Run:
             raise FileNotFoundError(
                 f"{label}: the tree {self.root.resolve()} is not built (no {missing}); build it with: "
                 f"{build_command(label)}"
+            )
+        name = (self.record().get("name") or "") if label == "paper" else "paper"
+        if name != "paper":  # "paper" names the paper's settings only: a root built otherwise is stale
+            raise FileNotFoundError(
+                f"paper: the tree {self.root.resolve()} holds the settings '{name}', not the paper's; "
+                "rebuild it with: make clean-paper && make figures"
             )
 
     def keys(self) -> list[str]:
@@ -219,6 +245,8 @@ def compare_figures(a: Run, b: Run, out_dir: Path, settings: dict, envelopes: di
                     {"quantity": "data", "deviation": np.inf, "tolerance": np.nan, "envelope": np.nan, "passed": False}
                 )
         moved = not all(q["passed"] for q in quantities)
+        # Training noise beside numerical noise: how far the seeds of each side already spread.
+        seeds = figure_seed_spread(a_csv, b_csv)
         for q in quantities:
             deviation, tolerance, spread = q["deviation"], q["tolerance"], q["envelope"]
             rows.append(
@@ -231,6 +259,7 @@ def compare_figures(a: Run, b: Run, out_dir: Path, settings: dict, envelopes: di
                     "margin": _ratio(deviation, tolerance),
                     "envelope": spread,
                     "x_envelope": _ratio(deviation, spread),
+                    **seeds,
                     "message": message,
                 }
             )
@@ -251,13 +280,20 @@ def compare_claims(a: Run, b: Run) -> pd.DataFrame:
     if claims_a is None or claims_b is None:
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     keys = ["paper", "claim_id"]
-    merged = claims_a[[*keys, "statement", "measured", "holds"]].merge(
-        claims_b[[*keys, "measured", "holds"]], on=keys, how="outer", suffixes=("_a", "_b")
+    per_run = ["measured", "holds", "n_runs", "holds_fraction", "reason"]
+    merged = claims_a.reindex(columns=[*keys, "statement", *per_run]).merge(
+        claims_b.reindex(columns=[*keys, *per_run]), on=keys, how="outer", suffixes=("_a", "_b")
     )
     changed = merged[merged.holds_a.astype(str) != merged.holds_b.astype(str)].copy()
     changed["change"] = [
         f"{_verdict(row.holds_a)} -> {_verdict(row.holds_b)}" for row in changed.itertuples(index=False)
     ]
+    seeds = [
+        claim_seed_columns(*({field: row[f"{field}_{side}"] for field in per_run} for side in "ab"))
+        for _, row in changed.iterrows()
+    ]
+    for column in ("holds_in_a", "seeds_a", "holds_in_b", "seeds_b", "seed_noise"):
+        changed[column] = [entry[column] for entry in seeds]
     return changed.reindex(columns=CLAIM_COLUMNS).reset_index(drop=True)
 
 
@@ -291,10 +327,11 @@ def figure_verdicts(figures: pd.DataFrame) -> pd.DataFrame:
                 "worst": worst.quantity if measured.any() else "",
                 "margin": float(worst.margin) if measured.any() else np.nan,
                 "x_envelope": float(worst.x_envelope) if measured.any() else np.nan,
+                **{column: group[column].iloc[0] for column in ("seed_noise", "seed_column", "seed_range_a")},
                 "message": group.message.iloc[0],
             }
         )
-    return pd.DataFrame(rows, columns=["key", "status", "worst", "margin", "x_envelope", "message"])
+    return pd.DataFrame(rows, columns=[*VERDICT_COLUMNS, "message"])
 
 
 def compare_runs(a: Run, b: Run, out_dir: str | os.PathLike, settings: dict, envelope_dir: Path | None) -> dict:
@@ -325,6 +362,23 @@ def compare_runs(a: Run, b: Run, out_dir: str | os.PathLike, settings: dict, env
     write_text(compare_markdown(context), out_dir / "report.md")
     write_text(compare_html(context), out_dir / "report.html")
     return tables
+
+
+def summary_line(a: str, b: str, tables: dict) -> str:
+    """What ``make compare`` prints: settings, claims and figures that changed, and how many of the
+    changes are beyond the seed spread of both runs."""
+    verdicts, claims = tables["verdicts"], tables["claims"]
+    moved = verdicts[verdicts.status == "moved"]
+    beyond_claims = int((claims.seed_noise == BEYOND).sum())
+    beyond_figures = moved[moved.seed_noise == BEYOND]
+    return (
+        f"{b} against {a}: {len(tables['settings'])} settings differ, "
+        f"{len(claims)} claims changed verdict ({beyond_claims} beyond seed spread), "
+        f"{len(moved)} of {len(verdicts)} figures moved beyond numerical noise"
+        + (f" ({', '.join(moved.key)})" if len(moved) else "")
+        + f", {len(beyond_figures)} of them beyond seed spread"
+        + (f" ({', '.join(beyond_figures.key)})" if len(beyond_figures) else "")
+    )
 
 
 def envelope_set(settings: dict) -> Path | None:
@@ -361,14 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = Path(args.out or Path(args.root) / "compare" / f"{args.a.replace('/', '_')}-vs-{args.b.replace('/', '_')}")
     tables = compare_runs(a, b, out, diff_settings, envelope_dir)
-    verdicts = tables["verdicts"]
-    moved = verdicts[verdicts.status == "moved"]
-    print(
-        f"{args.b} against {args.a}: {len(tables['settings'])} settings differ, "
-        f"{len(tables['claims'])} claims changed verdict, {len(moved)} of {len(verdicts)} figures moved beyond noise"
-        + (f" ({', '.join(moved.key)})" if len(moved) else "")
-        + f"; report: {out / 'report.html'}"
-    )
+    print(summary_line(args.a, args.b, tables) + f"; report: {out / 'report.html'}")
     return 0
 
 
