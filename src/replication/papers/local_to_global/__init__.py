@@ -18,7 +18,6 @@ PAPER = Paper(
     name="Local to Global",
     title="Local to Global: Learning Dynamics and Effect of Initialization for Transformers",
     arxiv="2406.03072",
-    rule_prefix="l2g",
     figures=(
         Figure(f"{_FIGURES}/fig1.pdf", "Fig. 1", "landscape/report/fig1.rst"),
         Figure(f"{_FIGURES}/fig2.pdf", "Fig. 2", "landscape/report/fig2.rst"),
