@@ -178,10 +178,9 @@ def small_run_settings() -> dict:
 
 def transformer_claim_settings():
     """The thresholds of claims 5 and 6 (``local_to_global.transformer.claims``), typed, at their defaults."""
-    from replication.papers.local_to_global.transformer.settings import TransformerClaimSettings
-    from replication.settings import from_mapping
+    from replication.papers.local_to_global.transformer.settings import transformer_settings
 
-    return from_mapping(TransformerClaimSettings, defaulted_section("local_to_global", "transformer")["claims"])
+    return transformer_settings(schema_defaults()["local_to_global"]).claims
 
 
 def l2g_transformer(section: dict):

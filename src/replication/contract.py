@@ -64,7 +64,6 @@ class Paper:
     name: str  # short name in figures/all and the claims tables
     title: str
     arxiv: str
-    rule_prefix: str  # every rule of the paper is named <rule_prefix>_<output stem>
     figures: tuple[Figure, ...]
     claims: tuple[SpecClaim, ...]
     tables: tuple[Table, ...] = ()

@@ -5,10 +5,10 @@ a variant, all points built by ONE Snakemake run, then a summary against the swe
 
     configfiles: [config/smoke.yaml]       # under the points (optional; default: the paper config)
     settings:                              # one or two keys; the points are their grid
-      local_to_global.transformer.optimizer.lr: [0.001, 0.002]
-    claims: [L2G-5a]                       # claims whose measured value and verdict the summary shows
+      section.optimizer.lr: [0.001, 0.002]
+    claims: [C-1]                          # claims whose measured value and verdict the summary shows
     measurements:                          # optional: a statistic of a figure's data column
-      - {name: final_loss, file: figures/local_to_global/fig4_long.csv, column: test_loss, stat: min}
+      - {name: final_loss, file: figures/section/curve.csv, column: loss, stat: min}
 
 One run, one DAG: a driver Snakefile (``variants/<name>.sweep.smk``, written here) includes the
 workflow once per point as a Snakemake ``module`` whose paths are prefixed with the point's tree
@@ -115,7 +115,7 @@ def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Pat
         row = {"point": point["name"], **point["values"]}
         claims = pd.read_csv(tree / "results" / "claims.csv", dtype={"claim_id": str})
         for claim in sweep.get("claims") or []:
-            # "L2G-5" names every row of claim 5 ("L2G-5 (5a)", ...); a full id names one.
+            # "C-5" names every row of spec claim 5 ("C-5 (5a)", ...); a full id names one.
             match = claims[(claims.claim_id == claim) | claims.claim_id.str.startswith(claim + " (")]
             if match.empty:
                 raise ValueError(f"sweep {name}: claim {claim!r} is not in {tree}/results/claims.csv")

@@ -210,7 +210,7 @@ def parse_assignments(assignments: Iterable[str]) -> dict:
     for assignment in assignments:
         key, sep, text = assignment.partition("=")
         if not sep or not re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", key.strip()):
-            raise ConfigError(f"setting {assignment!r}: allowed: key.path=value, e.g. local_to_global.fig1.seed=3")
+            raise ConfigError(f"setting {assignment!r}: allowed: key.path=value, e.g. section.key=3")
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError as error:

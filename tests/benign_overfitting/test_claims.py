@@ -282,7 +282,7 @@ SPEC_FIG1 = {
 
 
 def test_fig1_claims_state_the_spec_ranges():
-    claims = fig1_claims(_fig1_frame(SPEC_FIG1))
+    claims = fig1_claims(_fig1_frame(SPEC_FIG1), CLAIMS.fig1_accuracy)
     ranges = ["[1, 1]", "[1, 1]", "[1, 1]", "[0.53, 0.7]", "[0.8, 0.8]", "[1, 1]"]
     assert [c.threshold for c in claims] == ranges
     for claim, (scenario, split) in zip(claims, SPEC_FIG1):
@@ -300,7 +300,7 @@ def test_fig1_claims_state_the_spec_ranges():
     + [(("harmful", "test"), 0.52), (("benign", "test"), 0.99), (("harmful", "train"), 0.99)],
 )
 def test_fig1_claims_fail_outside_their_range(cell, value):
-    claims = {c.claim_id: c for c in fig1_claims(_fig1_frame(SPEC_FIG1 | {cell: value}))}
+    claims = {c.claim_id: c for c in fig1_claims(_fig1_frame(SPEC_FIG1 | {cell: value}), CLAIMS.fig1_accuracy)}
     failed = {k for k, c in claims.items() if not c.holds}
     assert failed == {f"fig1_{cell[0]}_{cell[1]}_accuracy"}
     assert claims[f"fig1_{cell[0]}_{cell[1]}_accuracy"].measured == pytest.approx(value)
@@ -343,7 +343,7 @@ def test_fig2_claims_at_their_thresholds():
 def test_fig2_reads_the_relevant_token_by_role():
     """The relevant token is found from the roles, not assumed to be token 0."""
     traj = _trajectory([0.95, 0.05], [False, True])
-    clean, noisy = fig2_claims(traj)
+    clean, noisy = fig2_claims(traj, CLAIMS.fig2_clean_least, CLAIMS.fig2_noisy_most)
     assert clean.measured == 0.95 and noisy.measured == 0.05 and clean.holds and noisy.holds
 
 

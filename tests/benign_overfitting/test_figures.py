@@ -80,10 +80,18 @@ def test_fig3_picks_samples_by_final_argmax():
 
 def test_fig2_claims_read_the_final_relevant_probability():
     # Clean samples end with r = 0.86; noisy ones on W_{-Y*} (r = 0.02) or stuck on R (r = 0.86).
-    fitted = {c.claim_id: c for c in fig2_claims(_synthetic_trajectory([WEAK_OPPOSITE]), clean_least=0.8)}
+    fitted = {
+        c.claim_id: c
+        for c in fig2_claims(_synthetic_trajectory([WEAK_OPPOSITE]), clean_least=0.8, noisy_most=CLAIMS.fig2_noisy_most)
+    }
     assert fitted["fig2_clean_r_to_one"].holds and fitted["fig2_noisy_r_to_zero"].holds
     assert fitted["fig2_noisy_r_to_zero"].measured == pytest.approx(0.02)
-    stuck = {c.claim_id: c for c in fig2_claims(_synthetic_trajectory([WEAK_OPPOSITE, RELEVANT]))}
+    stuck = {
+        c.claim_id: c
+        for c in fig2_claims(
+            _synthetic_trajectory([WEAK_OPPOSITE, RELEVANT]), CLAIMS.fig2_clean_least, CLAIMS.fig2_noisy_most
+        )
+    }
     assert not stuck["fig2_noisy_r_to_zero"].holds and not stuck["fig2_clean_r_to_one"].holds
 
 

@@ -15,10 +15,15 @@ from replication.papers.local_to_global.landscape.endpoint_loss import (
     sampled_loss_claim,
 )
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.transformer.claims import loss_claims, structure_claims
+from replication.papers.local_to_global.transformer.claims import loss_claims
+from replication.papers.local_to_global.transformer.structure_claims import Structure, structure_claims
 
 SETTINGS = transformer_claim_settings()
 CHAIN = MarkovChain(0.5, 0.8)
+
+
+def structure_rows(fig3: pd.DataFrame, fig6: pd.DataFrame) -> list[Claim]:
+    return structure_claims(Structure(fig3, fig6, SETTINGS, MarkovChain(0.2, 0.3), CHAIN, None, None))
 
 
 def by_id(claims: list[Claim]) -> dict[str, Claim]:
@@ -45,7 +50,7 @@ def structure(wv_out: float, share: float, seeds=(1, 2, 3), steps=(100, 200, 800
 
 
 def test_structure_claims_hold_and_fail():
-    good = by_id(structure_claims(structure(0.99, 0.97), structure(0.99, 0.999, steps=(0, 100, 200, 800)), SETTINGS))
+    good = by_id(structure_rows(structure(0.99, 0.97), structure(0.99, 0.999, steps=(0, 100, 200, 800))))
     assert all(
         good[k].holds for k in ("6a", "6a-all", "6c", "6d", "6d-output", "6e", "6f-rank", "6f-e", "6b", "6b-rest")
     )
@@ -59,12 +64,12 @@ def test_structure_claims_hold_and_fail():
     fig3 = structure(0.99, 0.97)
     fig3.loc[(fig3.seed == 2) & (fig3.matrix == "W_V"), ["cos_e_output", "cos_e_input"]] = [0.17, 0.58]
     fig3.loc[(fig3.seed == 3) & (fig3.matrix == "W_1") & (fig3.step == 200), "e_flatness"] = 0.1
-    one_seed = by_id(structure_claims(fig3, structure(0.99, 0.999, steps=(0, 100, 200, 800)), SETTINGS))
+    one_seed = by_id(structure_rows(fig3, structure(0.99, 0.999, steps=(0, 100, 200, 800))))
     assert one_seed["6d"].holds and one_seed["6d"].holds_fraction == pytest.approx(2 / 3)  # a majority holds
     assert "0.17/0.58" in one_seed["6d"].reason
     fig3.loc[(fig3.seed == 3) & (fig3.matrix == "W_V"), ["cos_e_output", "cos_e_input"]] = [0.17, 0.58]
     fig3.loc[(fig3.seed == 2) & (fig3.matrix == "W_1") & (fig3.step == 200), "e_flatness"] = 0.1
-    bad = by_id(structure_claims(fig3, structure(0.99, 0.95, steps=(0, 100, 200, 800)), SETTINGS))
+    bad = by_id(structure_rows(fig3, structure(0.99, 0.95, steps=(0, 100, 200, 800))))
     assert not bad["6d"].holds and bad["6d"].holds_fraction == pytest.approx(1 / 3)
     assert not bad["6d-output"].holds and not bad["6e"].holds and bad["6c"].holds
     assert not bad["6b"].holds and bad["6b"].holds_fraction == 0.0  # share 0.95 < 0.99

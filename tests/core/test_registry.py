@@ -25,7 +25,6 @@ def paper_source(paper_id, arxiv, *, name=None, figures="()"):
             name={name or paper_id.title()!r},
             title="The title of " + {paper_id!r},
             arxiv={arxiv!r},
-            rule_prefix={paper_id[:3]!r},
             figures={figures},
             claims=(SpecClaim("C-1", "Fig. 1", "s", "c"),),
         )

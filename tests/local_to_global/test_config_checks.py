@@ -61,11 +61,14 @@ def test_an_experiment_without_steps_does_not_stop_the_check_of_the_next():
         check_schedule(config)
 
 
-def test_the_phase_diagrams_window_lies_within_its_horizon():
+def test_the_papers_window_lies_within_the_phase_diagrams_horizon():
+    def config(window):
+        return {"local_to_global": {"transformer": {"fig4": {"window": window}}, "phase": {"horizon": 600}}}
+
     with pytest.raises(ConfigError) as error:
-        check_phase({"local_to_global": {"phase": {"window": 700, "horizon": 600}}})
-    assert "'local_to_global.phase.window'" in str(error.value) and "window <= " in str(error.value)
-    check_phase({"local_to_global": {"phase": {"window": 600, "horizon": 600}}})
+        check_phase(config(700))
+    assert "'local_to_global.transformer.fig4.window'" in str(error.value) and "window <= " in str(error.value)
+    check_phase(config(600))
 
 
 def test_the_phase_diagrams_schedule_has_no_one_step_warm_up():

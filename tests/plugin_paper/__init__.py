@@ -12,7 +12,6 @@ PAPER = Paper(
     name="Exponential decay",
     title="Exponential decay: an example paper",
     arxiv="9999.00001",  # not a real paper: sorts after the real ones
-    rule_prefix="decay",
     figures=(Figure("figures/exponential_decay/fig1.pdf", "Fig. 1", "fig1.rst"),),
     claims=(
         SpecClaim("ED-1", "Fig. 1", "y falls to one half at t = ln 2 / k.", "|t_half - ln 2 / k| <= 1e-3"),

@@ -11,11 +11,12 @@ import yaml
 from helpers import ROOT, run_snakemake
 from replication.diff.bless import bless
 from replication.papers.local_to_global.phase.cells import canonical_prediction
+from replication.papers.local_to_global.phase.settings import off_the_line
 from replication.variants import read_record
 
 FIGURES = "figures/local_to_global"
 SMOKE = yaml.safe_load((ROOT / "src/replication/papers/local_to_global/smoke.yaml").read_text())["phase"]
-CELLS = [(p, q) for p in SMOKE["p"] for q in SMOKE["q"] if abs(p + q - 1) > 1e-9]
+CELLS = [(p, q) for p in SMOKE["p"] for q in SMOKE["q"] if off_the_line(p, q)]
 INITS = ["standard", "ours"]  # the schema's default inits
 HORIZON = SMOKE["horizon"]
 

@@ -10,6 +10,7 @@ import yaml
 
 from helpers import ROOT
 from replication.claims import cell_holds
+from replication.papers.local_to_global.phase.settings import off_the_line
 
 REFERENCE = ROOT / "figures" / "reference" / "phase"
 
@@ -49,7 +50,7 @@ def per_cell(claims: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 
 def test_the_reference_is_the_whole_default_grid(grid, cells, runs):
-    expected = {(p, q) for p in grid["p"] for q in grid["q"] if round(p + q, 9) != 1}
+    expected = {(p, q) for p in grid["p"] for q in grid["q"] if off_the_line(p, q)}
     assert len(expected) == 72
     for init in grid["inits"]:
         assert set(zip(*cells[cells.init == init][["p", "q"]].values.T)) == expected

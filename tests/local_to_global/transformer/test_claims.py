@@ -13,12 +13,20 @@ from replication.papers.local_to_global.transformer.claims import loss_claims, t
 from replication.papers.local_to_global.transformer.settings import TransformerClaimSettings
 
 CHAIN = MarkovChain(0.5, 0.8)
+FIG3_CHAIN = MarkovChain(0.2, 0.3)
 # H(pi) and the entropy rate of (p, q) = (0.5, 0.8), from the spec's formulas (§1): 0.6663 / 0.6190
 PI1 = 0.5 / 1.3
 U = -(PI1 * math.log(PI1) + (1 - PI1) * math.log(1 - PI1))
 B = (0.8 * math.log(2) + 0.5 * -(0.8 * math.log(0.8) + 0.2 * math.log(0.2))) / 1.3
 SETTINGS = TransformerClaimSettings(
-    tolerance=0.01, plateau=(200, 600), share_fig3=0.9, share_fig6=0.99, structure_step=200, cos_e=0.9, flatness=0.5
+    tolerance=0.01,
+    plateau_from=200,
+    window=600,
+    share_fig3=0.9,
+    share_fig6=0.99,
+    structure_step=200,
+    cos_e=0.9,
+    flatness=0.5,
 )
 STEPS = range(0, 801, 100)
 
@@ -141,7 +149,7 @@ def _rows(claims):
 
 
 def test_every_claim_of_figs_3_4_and_6_in_full():
-    claims = transformer_claims(_fig4(STANDARD, OURS), FIG3, FIG6, CHAIN, SETTINGS, ABLATION3, ABLATION6)
+    claims = transformer_claims(_fig4(STANDARD, OURS), FIG3, FIG6, CHAIN, FIG3_CHAIN, SETTINGS, ABLATION3, ABLATION6)
     assert [c.claim_id for c in claims] == [
         "5a", "5b", "5c", "6a", "6a-all", "6c", "6d", "6d-output", "6e", "6f-rank", "6f-e", "6g", "6h", "6b",
         "6b-rest",
@@ -310,17 +318,19 @@ def test_every_claim_of_figs_3_4_and_6_in_full():
 
 def test_without_ablation_tables_the_reasons_have_no_ablation_notes():
     fig4 = _fig4(STANDARD, OURS)
-    plain = {c.claim_id: c for c in transformer_claims(fig4, FIG3, FIG6, CHAIN, SETTINGS)}
+    plain = {c.claim_id: c for c in transformer_claims(fig4, FIG3, FIG6, CHAIN, FIG3_CHAIN, SETTINGS)}
     assert plain["6d"].reason == "measured = seed mean; per seed output/input side 0.90/0.30, 0.20/0.90"
     assert plain["6b"].reason == "lowest: W_1 at iteration 100 (seed 2); W_V's input side |cos e| 0.9876"
     empty = {
         c.claim_id: c
-        for c in transformer_claims(fig4, FIG3, FIG6, CHAIN, SETTINGS, ABLATION3.iloc[:0], ABLATION6.iloc[:0])
+        for c in transformer_claims(
+            fig4, FIG3, FIG6, CHAIN, FIG3_CHAIN, SETTINGS, ABLATION3.iloc[:0], ABLATION6.iloc[:0]
+        )
     }
     assert empty["6d"].reason == plain["6d"].reason and empty["6b"].reason == plain["6b"].reason
     # no variant recovers W_V's component along e (the pipeline's own row does not count)
     unrecovered = ABLATION3[ABLATION3.variant.isin(["pipeline", "two_symbol"])]
-    claims = {c.claim_id: c for c in transformer_claims(fig4, FIG3, FIG6, CHAIN, SETTINGS, unrecovered)}
+    claims = {c.claim_id: c for c in transformer_claims(fig4, FIG3, FIG6, CHAIN, FIG3_CHAIN, SETTINGS, unrecovered)}
     assert claims["6d"].reason.endswith(
         "W_V output/input |cos e| at this iteration: pipeline 0.95/0.10, two_symbol 0.50/0.40; recovered by: none"
     )
@@ -329,7 +339,7 @@ def test_without_ablation_tables_the_reasons_have_no_ablation_notes():
 def test_structure_tables_without_seeds_are_one_run():
     fig3 = FIG3[FIG3.seed == 2].drop(columns="seed")
     fig6 = FIG6[FIG6.seed == 2].drop(columns="seed")
-    claims = {c.claim_id: c for c in transformer_claims(_fig4(STANDARD, OURS), fig3, fig6, CHAIN, SETTINGS)}
+    claims = {c.claim_id: c for c in transformer_claims(_fig4(STANDARD, OURS), fig3, fig6, CHAIN, FIG3_CHAIN, SETTINGS)}
     assert claims["6a"].n_runs == 1 and claims["6a"].reason == "per seed min over W_1, W_V: 0.900"
     assert claims["6b"].reason == "lowest: W_1 at iteration 100 (seed 1); W_V's input side |cos e| 0.9876"
     # the loss claims keep the seeds of the Fig. 4 data
@@ -338,7 +348,7 @@ def test_structure_tables_without_seeds_are_one_run():
 
 def test_structure_step_missing_from_the_checkpoints_falls_back_to_the_last():
     settings = TransformerClaimSettings(**{**SETTINGS.__dict__, "structure_step": 300})
-    claims = {c.claim_id: c for c in transformer_claims(_fig4(STANDARD, OURS), FIG3, FIG6, CHAIN, settings)}
+    claims = {c.claim_id: c for c in transformer_claims(_fig4(STANDARD, OURS), FIG3, FIG6, CHAIN, FIG3_CHAIN, settings)}
     assert claims["6a"].statement == (
         "Standard init: W_1 and W_V are ~rank one at iteration 800 (the figure's last snapshot)."
     )

@@ -151,17 +151,17 @@ def test_claims_5_and_6_hold_or_fail_as_the_data_says():
     chain, settings, fig3, fig6 = CLAIMS_CHAIN, CLAIMS_SETTINGS, FIG3_STRUCTURE, FIG6_STRUCTURE
     steps = range(0, 2001, 10)
     paper_like = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), steps)
-    claims = {c.claim_id: c for c in transformer_claims(paper_like, fig3, fig6, chain, settings)}
+    claims = {c.claim_id: c for c in transformer_claims(paper_like, fig3, fig6, chain, chain, settings)}
     assert claims["5a"].holds and claims["5b"].holds and claims["6a"].holds
     assert not claims["6b"].holds and claims["6b"].measured == pytest.approx(0.98)
     assert claims["5b"].measured < 0.01
     assert claims["6c"].holds and not claims["6d"].holds and claims["6d"].measured == pytest.approx(0.58)
     escaping = _fig4(lambda s: chain.unigram_loss - (0.03 if s > 500 else 0.0), lambda s: chain.unigram_loss, steps)
-    claims = {c.claim_id: c for c in transformer_claims(escaping, fig3, fig6, chain, settings)}
+    claims = {c.claim_id: c for c in transformer_claims(escaping, fig3, fig6, chain, chain, settings)}
     assert not claims["5a"].holds and claims["5a"].measured == pytest.approx(0.03, abs=0.003)
     assert not claims["5b"].holds
     short = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss, range(0, 300))
-    claims = {c.claim_id: c for c in transformer_claims(short, fig3, fig6, chain, settings)}
+    claims = {c.claim_id: c for c in transformer_claims(short, fig3, fig6, chain, chain, settings)}
     assert not claims["5a"].holds and not claims["5b"].holds and "do not reach" in claims["5a"].reason
 
 
@@ -215,7 +215,7 @@ def test_claims_5_and_6_text():
     ours = entropy rate + 0.5 exp(-s/50) first within 0.01 at s ~ 207 (grid of 10, smoothed)."""
     chain, settings, fig3, fig6 = CLAIMS_CHAIN, CLAIMS_SETTINGS, FIG3_STRUCTURE, FIG6_STRUCTURE
     fig4 = _fig4(lambda s: chain.unigram_loss, lambda s: chain.bigram_loss + 0.5 * np.exp(-s / 50), range(0, 2001, 10))
-    claims = {c.claim_id: c for c in transformer_claims(fig4, fig3, fig6, chain, settings)}
+    claims = {c.claim_id: c for c in transformer_claims(fig4, fig3, fig6, chain, chain, settings)}
     core = [claims[i] for i in ("5a", "5b", "6a", "6b")]
     assert [
         (c.paper, c.claim_id, c.figure, c.statement, c.threshold, c.holds, c.reason, c.rule, c.n_runs) for c in core

@@ -24,7 +24,6 @@ PAPER = Paper(
     name="Benign overfitting",
     title="Benign or Not-Benign Overfitting in Token Selection of Attention Mechanism",
     arxiv="2409.17625v1",
-    rule_prefix="bo",
     figures=(
         Figure(f"{_FIGURES}/fig1.pdf", "Fig. 1", "fig1.rst"),
         Figure(f"{_FIGURES}/fig2.pdf", "Fig. 2", "fig2.rst"),

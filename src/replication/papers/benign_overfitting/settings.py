@@ -86,9 +86,20 @@ class Published:
 
 
 @dataclass(frozen=True)
-class ClaimSettings:
-    """``claims``: thresholds of the grid's claims and the cells each reads (schema.yaml describes each)."""
+class SplitRanges:
+    """[low, high] accuracy on the train and the test split."""
 
+    train: tuple[float, float]
+    test: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class ClaimSettings:
+    """``claims``: thresholds of the claims and the cells each reads (schema.yaml describes each)."""
+
+    fig1_accuracy: dict[str, SplitRanges]
+    fig2_clean_least: float
+    fig2_noisy_most: float
     train_loss: Published
     test_loss: Published
     smallest_signal_test_loss: Published

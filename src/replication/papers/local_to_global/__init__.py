@@ -18,7 +18,6 @@ PAPER = Paper(
     name="Local to Global",
     title="Local to Global: Learning Dynamics and Effect of Initialization for Transformers",
     arxiv="2406.03072",
-    rule_prefix="l2g",
     figures=(
         Figure(f"{_FIGURES}/fig1.pdf", "Fig. 1", "landscape/report/fig1.rst"),
         Figure(f"{_FIGURES}/fig2.pdf", "Fig. 2", "landscape/report/fig2.rst"),
@@ -104,7 +103,8 @@ PAPER = Paper(
             "Figs. 2, 5",
             "From N(0, sigma^2 I) with small sigma: p+q>1 ends in the local-minimum basin with "
             "probability ~1, p+q<1 with probability ~0.",
-            "sigma <= 0.1: fraction 1.000 (p+q>1), 0.000 (p+q<1)",
+            "sigma <= basins.claims.small_sigma: fraction >= basins.claims.fraction_high (p+q>1), "
+            "<= basins.claims.fraction_low (p+q<1)",
         ),
         SpecClaim(
             "L2G-5",

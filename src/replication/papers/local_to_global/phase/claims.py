@@ -133,6 +133,22 @@ PREDICTION_TEXTS = {
 }
 
 
+def _first_escape(group: pd.DataFrame) -> float:
+    return group.escape.min() if group.escaped.any() else np.nan
+
+
+def _escapes(group: pd.DataFrame) -> str:
+    return "escape at " + _seeds(group, "escape") + f"; NaN: never escaped by {int(group.last_step.max())}"
+
+
+def _least_closed(group: pd.DataFrame) -> float:
+    return group.final_closed.min()
+
+
+def _final_closed(group: pd.DataFrame) -> str:
+    return "final closed fraction " + _seeds(group, "final_closed", "{:.3f}")
+
+
 def _predicted_cells(cells: pd.DataFrame, check: PredictionCheck) -> pd.DataFrame:
     """The cells of ``check.init`` where the canonical model predicts ``check.on_plateau``."""
     predicted = [canonical_prediction(r.init, r.p, r.q) for r in cells.itertuples()]
@@ -140,17 +156,14 @@ def _predicted_cells(cells: pd.DataFrame, check: PredictionCheck) -> pd.DataFram
     return cells[chosen].reset_index(drop=True)
 
 
-def _prediction_claims(runs: pd.DataFrame, cells: pd.DataFrame, phase: PhaseSettings, check) -> list[Claim]:
+def _prediction_claims(
+    runs: pd.DataFrame, cells: pd.DataFrame, phase: PhaseSettings, check: PredictionCheck
+) -> list[Claim]:
     """The rows of one check of the canonical prediction, per cell over its seeds."""
     step = phase.window if check.step == "window" else phase.horizon
     statement, criterion = PREDICTION_TEXTS[check.claim]
     values = {"step": step, "escape": phase.measures.escape, "closed": phase.stop.closed, "horizon": phase.horizon}
-    if check.on_plateau:
-        measured = lambda g: g.escape.min() if g.escaped.any() else np.nan  # noqa: E731
-        describe = lambda g: "escape at " + _seeds(g, "escape") + f"; NaN: never escaped by {int(g.last_step.max())}"  # noqa: E731
-    else:
-        measured = lambda g: g.final_closed.min()  # noqa: E731
-        describe = lambda g: "final closed fraction " + _seeds(g, "final_closed", "{:.3f}")  # noqa: E731
+    measured, describe = (_first_escape, _escapes) if check.on_plateau else (_least_closed, _final_closed)
     return _per_cell(
         check.claim,
         statement.replace("{step}", str(step)),

@@ -10,7 +10,7 @@ import pandas as pd
 from replication.claims import cell_holds
 
 from ..transformer.plots import INIT_LABELS
-from .cells import canonical_prediction, prediction_check
+from .cells import PredictionCheck, canonical_prediction, prediction_check
 
 HEATMAP_PANELS = (
     ("median_plateau", "median plateau length (iterations)"),
@@ -66,8 +66,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
             for row in frame.itertuples():
                 value = getattr(row, column)
                 predicted = canonical_prediction(init, row.p, row.q)
-                check = prediction_check(init, row.p, row.q, PANEL_STEPS[column]) if column in PANEL_STEPS else None
-                verdict = cell_holds(getattr(row, check.column)) if check and row.resolvable else None
+                check, verdict = cell_verdict(row, init, column)
                 if not row.resolvable:
                     ax.add_patch(box(row.p, row.q, facecolor="0.85", edgecolor="0.55", hatch="///", lw=0))
                     label, ink = "n/r", "black"
@@ -91,18 +90,8 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                         "claim_holds": verdict,
                     }
                 )
-            ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
-            ax.set_xticks(ps, [f"{v:g}" for v in ps])
-            ax.set_yticks(qs, [f"{v:g}" for v in qs])
-            ax.set_xlim(p_edges[0], p_edges[-1])
-            ax.set_ylim(q_edges[0], q_edges[-1])
-            ax.set_aspect("equal")
-            ax.grid(False)
-            ax.set_xlabel("p = P(1|0)")
-            ax.set_ylabel("q = P(0|1)")
             measure = title.format(window=window, horizon=horizon)
-            ax.set_title(f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}", fontsize=8)
-            ax.tick_params(labelsize=6)
+            _axes(ax, ps, qs, p_edges, q_edges, f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}")
     fig.suptitle(
         "Phase diagram: dashed p + q = 1; red: most seeds contradict the canonical model's prediction "
         "(plateau; entropy rate by the horizon); grey n/r: gap below the noise (no verdict)",
@@ -110,6 +99,28 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
     )
     fig.tight_layout()
     return fig, pd.DataFrame(rows)
+
+
+def cell_verdict(row, init: str, column: str) -> tuple[PredictionCheck | None, bool | None]:
+    """The check a heatmap panel of ``column`` outlines a cell (a cells.csv row) by, and the cell's
+    verdict over its seeds by the claims' rule (None: no prediction there, or unresolvable)."""
+    check = prediction_check(init, row.p, row.q, PANEL_STEPS[column]) if column in PANEL_STEPS else None
+    return check, cell_holds(getattr(row, check.column)) if check and row.resolvable else None
+
+
+def _axes(ax, ps, qs, p_edges, q_edges, title: str) -> None:
+    """The line p + q = 1, ticks at the grid's values, labels and the title of one heatmap."""
+    ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
+    ax.set_xticks(ps, [f"{v:g}" for v in ps])
+    ax.set_yticks(qs, [f"{v:g}" for v in qs])
+    ax.set_xlim(p_edges[0], p_edges[-1])
+    ax.set_ylim(q_edges[0], q_edges[-1])
+    ax.set_aspect("equal")
+    ax.grid(False)
+    ax.set_xlabel("p = P(1|0)")
+    ax.set_ylabel("q = P(0|1)")
+    ax.set_title(title, fontsize=8)
+    ax.tick_params(labelsize=6)
 
 
 def _prediction(init: str) -> str:

@@ -9,11 +9,16 @@ from dataclasses import dataclass
 from replication.settings import from_mapping
 
 from ..markov import MarkovChain
-from ..transformer.settings import RunSettings, TransformerSettings
+from ..transformer.settings import RunSettings, TransformerSettings, paper_window
 
 # The line p + q = 1 (i.i.d. data, no gap to close) is left out of the grid; float sums such as
 # 0.7 + 0.3 miss 1 by rounding only.
 _ON_THE_LINE = 1e-9
+
+
+def off_the_line(p: float, q: float) -> bool:
+    """Whether (p, q) is a cell of the grid: not on the line p + q = 1."""
+    return abs(p + q - 1) > _ON_THE_LINE
 
 
 @dataclass(frozen=True)
@@ -40,14 +45,14 @@ class PhaseSettings:
     seeds: tuple[int, ...]
     horizon: int
     eval_every: int
-    window: int
+    window: int  # the paper's window, transformer.fig4.window
     stop: StopSettings
     measures: MeasureSettings
 
     @property
     def chains(self) -> list[MarkovChain]:
         """Every cell of the grid, p-major, without the cells on p + q = 1."""
-        return [MarkovChain(p, q) for p in self.p for q in self.q if abs(p + q - 1) > _ON_THE_LINE]
+        return [MarkovChain(p, q) for p in self.p for q in self.q if off_the_line(p, q)]
 
     @property
     def runs(self) -> list[tuple[str, int]]:
@@ -76,8 +81,8 @@ def cell_chain(name: str) -> MarkovChain:
 
 
 def phase_settings(section: Mapping) -> PhaseSettings:
-    """The ``phase`` section of the validated ``local_to_global`` section, typed."""
-    return from_mapping(PhaseSettings, section["phase"])
+    """The ``phase`` section of the validated ``local_to_global`` section, typed, with the paper's window."""
+    return from_mapping(PhaseSettings, {**section["phase"], "window": paper_window(section)})
 
 
 def phase_run_settings(transformer: TransformerSettings, phase: PhaseSettings, chain: MarkovChain) -> RunSettings:

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
+import yaml
 from torch import nn
 from torch.func import functional_call
 
@@ -34,7 +36,17 @@ from .model import MarkovTransformer, TransformerConfig
 from .settings import AblationSettings, RunSettings
 from .structure import abs_cos, structure_table
 
-VARIANTS = ("pipeline", "peak_lr", "schedule_horizon", "two_symbol_embedding", "value_output", "all_authors")
+
+def _retrained_variants() -> tuple[str, ...]:
+    """The variants that are retrained, as the schema allows them for Fig. 3 and Fig. 6
+    (``transformer.ablation``): the list is kept there only."""
+    schema = yaml.safe_load((Path(__file__).parents[1] / "schema.yaml").read_text())
+    ablation = schema["properties"]["transformer"]["properties"]["ablation"]["properties"]
+    return tuple(dict.fromkeys([*ablation["fig3"]["items"]["enum"], *ablation["fig6"]["items"]["enum"]]))
+
+
+RETRAINED = _retrained_variants()
+VARIANTS = ("pipeline", *RETRAINED)
 MATRICES = ("W_V", "W_1")
 
 

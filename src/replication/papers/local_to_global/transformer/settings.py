@@ -47,15 +47,22 @@ class Fig4Settings:
 
 @dataclass(frozen=True)
 class TransformerClaimSettings:
-    """``transformer.claims``: thresholds of claims 5 and 6."""
+    """``transformer.claims``: thresholds of claims 5 and 6; ``window`` is the paper's window
+    (``transformer.fig4.window``), the end of claim 5's plateau."""
 
     tolerance: float
-    plateau: tuple[int, ...]
+    plateau_from: int
+    window: int
     share_fig3: float
     share_fig6: float
     structure_step: int
     cos_e: float
     flatness: float
+
+    @property
+    def plateau(self) -> tuple[int, int]:
+        """Claim 5's iterations [from, to]: the standard init on H(pi), ours at the entropy rate by ``to``."""
+        return self.plateau_from, self.window
 
 
 @dataclass(frozen=True)
@@ -132,8 +139,16 @@ class TransformerSettings(TrainingSettings):
 
 
 def transformer_settings(section: Mapping) -> TransformerSettings:
-    """The ``transformer`` section of the validated ``local_to_global`` section, typed."""
-    return from_mapping(TransformerSettings, section["transformer"])
+    """The ``transformer`` section of the validated ``local_to_global`` section, typed; its claims
+    get the paper's window from ``fig4.window`` (one key)."""
+    transformer = section["transformer"]
+    claims = {**transformer["claims"], "window": paper_window(section)}
+    return from_mapping(TransformerSettings, {**transformer, "claims": claims})
+
+
+def paper_window(section: Mapping) -> int:
+    """The paper's window (Fig. 4's last iteration) of the validated ``local_to_global`` section."""
+    return section["transformer"]["fig4"]["window"]
 
 
 def run_settings(mapping: Mapping) -> RunSettings:

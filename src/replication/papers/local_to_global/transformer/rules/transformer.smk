@@ -4,7 +4,7 @@
 
 from replication.papers.local_to_global.transformer import INITS
 from replication.papers.local_to_global import PAPER as L2G
-from replication.papers.local_to_global.transformer.ablation import variant_settings
+from replication.papers.local_to_global.transformer.ablation import RETRAINED, variant_settings
 from replication.papers.local_to_global.transformer.jobs import (
     ABLATION_PATTERN,
     RUN_PATTERN,
@@ -60,7 +60,7 @@ rule l2g_ablation_run:
         "benchmarks/l2g_ablation_run/{experiment}/{variant}/{init}/seed{seed}.tsv"
     wildcard_constraints:
         experiment="fig3|fig6",
-        variant="peak_lr|schedule_horizon|two_symbol_embedding|value_output|all_authors",
+        variant="|".join(RETRAINED),
         init="standard|rank_one",
         seed=r"\d+",
     priority: lambda wildcards: training_priority(L2G_RUN_SETTINGS[wildcards.experiment])
@@ -219,6 +219,7 @@ rule l2g_claims_transformer:
         ENVIRONMENT
     params:
         chain=rule_param(L2G_EXPERIMENTS["fig4"].chain),
+        fig3_chain=rule_param(L2G_EXPERIMENTS["fig3"].chain),
         settings=rule_param(L2G_TRANSFORMER.claims),
     script:
         "../scripts/l2g_claims_transformer.py"

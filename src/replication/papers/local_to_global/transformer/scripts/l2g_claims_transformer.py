@@ -12,6 +12,7 @@ claims = transformer_claims(
     fig3=pd.read_csv(snakemake.input.fig3),
     fig6=pd.read_csv(snakemake.input.fig6),
     chain=snakemake.params.chain,
+    fig3_chain=snakemake.params.fig3_chain,
     settings=snakemake.params.settings,
     ablation3=pd.read_csv(snakemake.input.ablation3),
     ablation6=pd.read_csv(snakemake.input.ablation6),
