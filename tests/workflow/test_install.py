@@ -24,7 +24,9 @@ def installed(tmp_path_factory):
     tracked_copy(clone)
     pip = [sys.executable, "-m", "pip"]
     # No build isolation: the locked setuptools builds it, with nothing fetched.
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", dist, clone], check=True, capture_output=True)
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", dist, clone], check=True, capture_output=True
+    )
     (wheel,) = dist.glob("replication-*.whl")
     subprocess.run([*pip, "install", "--no-deps", "--target", target, wheel], check=True, capture_output=True)
     shutil.rmtree(clone / "src")
@@ -54,7 +56,7 @@ def test_the_installed_package_builds_the_smoke_pipeline(installed, smoke_run):
     ).stdout
     assert where.startswith(str(target)), where
     result = subprocess.run(
-        [str(SNAKEMAKE), "figures/all", "--configfile", "config/smoke.yaml", "--cores", "2"],
+        [str(SNAKEMAKE), "figures/all", "-d", "variants/smoke", "--configfile", "config/smoke.yaml", "--cores", "2"],
         cwd=clone,
         env=environment,
         capture_output=True,
@@ -62,7 +64,7 @@ def test_the_installed_package_builds_the_smoke_pipeline(installed, smoke_run):
         timeout=SNAKEMAKE_TIMEOUT_S,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
-    manifest = pd.read_csv(clone / "figures" / "all", sep="\t")
+    manifest = pd.read_csv(clone / "variants" / "smoke" / "figures" / "all", sep="\t")
     reference = pd.read_csv(smoke_run / "figures" / "all", sep="\t")
     assert len(manifest) > 20 and "figures/benign_overfitting/fig1.pdf" in set(manifest.path)
     # Every figure, table and report, byte for byte the checkout's (the manifest holds their hashes).

@@ -56,10 +56,10 @@ def test_lint_is_clean():
     assert "Congratulations, your workflow is in a good condition!" in result.stdout + result.stderr
 
 
-def test_rulegraph_shows_stages():
+def test_rulegraph_shows_stages(tmp_path):
     # The target first: --configfile and --rulegraph would both swallow it.
     graph = run_snakemake(
-        ROOT, "figures/all", "--configfile", str(ROOT / "config" / "smoke.yaml"), "--forceall", "--rulegraph"
+        tmp_path, "figures/all", "--configfile", str(ROOT / "config" / "smoke.yaml"), "--forceall", "--rulegraph"
     ).stdout
     assert "l2g_fig1_flows" in graph and "l2g_fig1" in graph and "figures_manifest" in graph
     assert graph.count("->") >= 10
