@@ -21,7 +21,7 @@ HEATMAP_PANELS = (
 PANEL_STEPS = {"on_plateau_window": "window", "on_plateau_horizon": "horizon"}
 
 
-def _edges(values: np.ndarray) -> np.ndarray:
+def grid_edges(values: np.ndarray) -> np.ndarray:
     middle = (values[1:] + values[:-1]) / 2
     first = values[0] - (middle[0] - values[0]) if len(values) > 1 else values[0] - 0.05
     last = values[-1] + (values[-1] - middle[-1]) if len(values) > 1 else values[-1] + 0.05
@@ -36,7 +36,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
     a panel outlines by and its verdict (``claim``, ``claim_holds``)."""
     inits = list(dict.fromkeys(cells.init))
     ps, qs = np.sort(cells.p.unique()), np.sort(cells.q.unique())
-    p_edges, q_edges = _edges(ps), _edges(qs)
+    p_edges, q_edges = grid_edges(ps), grid_edges(qs)
 
     def box(p, q, **style):
         i, j = np.searchsorted(ps, p), np.searchsorted(qs, q)
@@ -91,7 +91,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                     }
                 )
             measure = title.format(window=window, horizon=horizon)
-            _axes(ax, ps, qs, p_edges, q_edges, f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}")
+            pq_axes(ax, ps, qs, p_edges, q_edges, f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}")
     fig.suptitle(
         "Phase diagram: dashed p + q = 1; red: most seeds contradict the canonical model's prediction "
         "(plateau; entropy rate by the horizon); grey n/r: gap below the noise (no verdict)",
@@ -108,7 +108,7 @@ def cell_verdict(row, init: str, column: str) -> tuple[PredictionCheck | None, b
     return check, cell_holds(getattr(row, check.column)) if check and row.resolvable else None
 
 
-def _axes(ax, ps, qs, p_edges, q_edges, title: str) -> None:
+def pq_axes(ax, ps, qs, p_edges, q_edges, title: str) -> None:
     """The line p + q = 1, ticks at the grid's values, labels and the title of one heatmap."""
     ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
     ax.set_xticks(ps, [f"{v:g}" for v in ps])

@@ -10,7 +10,7 @@ from matplotlib.colors import CenteredNorm
 
 from replication.claims import cell_holds
 
-from ..phase.plots import _edges
+from ..phase.plots import grid_edges, pq_axes
 from .analysis import SADDLE
 from .hessian import BLOCKS
 
@@ -23,7 +23,7 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
     |lambda_min| is below ``significance`` x its noise; the line p + q = 1 dashed."""
     points = list(dict.fromkeys(cells.point))
     ps, qs = np.sort(cells.p.unique()), np.sort(cells.q.unique())
-    p_edges, q_edges = _edges(ps), _edges(qs)
+    p_edges, q_edges = grid_edges(ps), grid_edges(qs)
     scale = float(np.nanmax(np.abs(cells[["lambda_min", "canonical_lambda_min"]].to_numpy()))) or 1.0
 
     def box(p, q, **style):
@@ -83,17 +83,7 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
                         "local_minimum": minimum,
                     }
                 )
-            ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
-            ax.set_xticks(ps, [f"{v:g}" for v in ps])
-            ax.set_yticks(qs, [f"{v:g}" for v in qs])
-            ax.set_xlim(p_edges[0], p_edges[-1])
-            ax.set_ylim(q_edges[0], q_edges[-1])
-            ax.set_aspect("equal")
-            ax.grid(False)
-            ax.set_xlabel("p = P(1|0)")
-            ax.set_ylabel("q = P(0|1)")
-            ax.set_title(f"{point}: lowest Hessian eigenvalue, {label}", fontsize=8)
-            ax.tick_params(labelsize=6)
+            pq_axes(ax, ps, qs, p_edges, q_edges, f"{point}: lowest Hessian eigenvalue, {label}")
     fig.suptitle(
         "Curvature at the plateau (x 1e-3; saddles/seeds in each cell; red: a saddle in most seeds; "
         f"hatched: |lambda_min| < {significance:g} x noise)",
