@@ -3,6 +3,8 @@ run against the candidate explanations."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -28,6 +30,54 @@ def grid_edges(values: np.ndarray) -> np.ndarray:
     return np.concatenate([[first], middle, [last]])
 
 
+@dataclass(frozen=True)
+class PQGrid:
+    """The (p, q) cells of a heatmap: the grid's values, the cells' edges, a cell's box, the value
+    matrix of a column and the axes' dressing."""
+
+    ps: np.ndarray
+    qs: np.ndarray
+
+    @classmethod
+    def of(cls, cells: pd.DataFrame) -> PQGrid:
+        return cls(np.sort(cells.p.unique()), np.sort(cells.q.unique()))
+
+    @property
+    def p_edges(self) -> np.ndarray:
+        return grid_edges(self.ps)
+
+    @property
+    def q_edges(self) -> np.ndarray:
+        return grid_edges(self.qs)
+
+    def box(self, p: float, q: float, **style) -> plt.Rectangle:
+        p_edges, q_edges = self.p_edges, self.q_edges
+        i, j = np.searchsorted(self.ps, p), np.searchsorted(self.qs, q)
+        corner = (p_edges[i], q_edges[j])
+        return plt.Rectangle(corner, p_edges[i + 1] - p_edges[i], q_edges[j + 1] - q_edges[j], **style)
+
+    def values(self, rows: pd.DataFrame, column: str) -> np.ndarray:
+        """``column`` of ``rows`` as a (q, p) matrix, NaN where no row is."""
+        values = np.full((len(self.qs), len(self.ps)), np.nan)
+        for row in rows.itertuples():
+            values[np.searchsorted(self.qs, row.q), np.searchsorted(self.ps, row.p)] = getattr(row, column)
+        return values
+
+    def axes(self, ax, title: str) -> None:
+        """The line p + q = 1, ticks at the grid's values, labels and the title of one heatmap."""
+        ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
+        ax.set_xticks(self.ps, [f"{v:g}" for v in self.ps])
+        ax.set_yticks(self.qs, [f"{v:g}" for v in self.qs])
+        ax.set_xlim(self.p_edges[0], self.p_edges[-1])
+        ax.set_ylim(self.q_edges[0], self.q_edges[-1])
+        ax.set_aspect("equal")
+        ax.grid(False)
+        ax.set_xlabel("p = P(1|0)")
+        ax.set_ylabel("q = P(0|1)")
+        ax.set_title(title, fontsize=8)
+        ax.tick_params(labelsize=6)
+
+
 def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.Figure, pd.DataFrame]:
     """One row per init, one column per measure; each cell's value written in it, unresolvable
     cells hatched ("n/r": the gap is below the noise, no verdict), cells whose claim on the
@@ -35,13 +85,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
     claims' rule) outlined in red; the line p + q = 1 dashed. The data carries per cell the claim
     a panel outlines by and its verdict (``claim``, ``claim_holds``)."""
     inits = list(dict.fromkeys(cells.init))
-    ps, qs = np.sort(cells.p.unique()), np.sort(cells.q.unique())
-    p_edges, q_edges = grid_edges(ps), grid_edges(qs)
-
-    def box(p, q, **style):
-        i, j = np.searchsorted(ps, p), np.searchsorted(qs, q)
-        corner = (p_edges[i], q_edges[j])
-        return plt.Rectangle(corner, p_edges[i + 1] - p_edges[i], q_edges[j + 1] - q_edges[j], **style)
+    grid = PQGrid.of(cells)
 
     fig, axes = plt.subplots(len(inits), 3, figsize=(12, 3.7 * len(inits)), squeeze=False)
     rows = []
@@ -49,13 +93,11 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
         frame = cells[cells.init == init]
         for c, (column, title) in enumerate(HEATMAP_PANELS):
             ax = axes[r, c]
-            values = np.full((len(qs), len(ps)), np.nan)
-            for row in frame[frame.resolvable].itertuples():  # unresolvable cells: grey and hatched below
-                values[np.searchsorted(qs, row.q), np.searchsorted(ps, row.p)] = getattr(row, column)
+            values = grid.values(frame[frame.resolvable], column)  # unresolvable cells: grey and hatched below
             fraction = column != "median_plateau"
             image = ax.pcolormesh(
-                p_edges,
-                q_edges,
+                grid.p_edges,
+                grid.q_edges,
                 np.ma.masked_invalid(values),
                 cmap="viridis",
                 vmin=0,
@@ -68,14 +110,14 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                 predicted = canonical_prediction(init, row.p, row.q)
                 check, verdict = cell_verdict(row, init, column)
                 if not row.resolvable:
-                    ax.add_patch(box(row.p, row.q, facecolor="0.85", edgecolor="0.55", hatch="///", lw=0))
+                    ax.add_patch(grid.box(row.p, row.q, facecolor="0.85", edgecolor="0.55", hatch="///", lw=0))
                     label, ink = "n/r", "black"
                 else:
                     # fractions of seeds as counts: "2/3" not escaped
                     label = f"{round(value * row.seeds)}/{row.seeds}" if fraction else f"{value:.0f}"
                     ink = "black" if value / (1 if fraction else horizon) > 0.6 else "white"  # dark on viridis' yellow
                     if verdict is False:
-                        ax.add_patch(box(row.p, row.q, fill=False, color="red", lw=1.5))
+                        ax.add_patch(grid.box(row.p, row.q, fill=False, color="red", lw=1.5))
                 ax.text(row.p, row.q, label, ha="center", va="center", fontsize=5.5, color=ink)
                 rows.append(
                     {
@@ -91,7 +133,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                     }
                 )
             measure = title.format(window=window, horizon=horizon)
-            pq_axes(ax, ps, qs, p_edges, q_edges, f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}")
+            grid.axes(ax, f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}")
     fig.suptitle(
         "Phase diagram: dashed p + q = 1; red: most seeds contradict the canonical model's prediction "
         "(plateau; entropy rate by the horizon); grey n/r: gap below the noise (no verdict)",
@@ -106,21 +148,6 @@ def cell_verdict(row, init: str, column: str) -> tuple[PredictionCheck | None, b
     verdict over its seeds by the claims' rule (None: no prediction there, or unresolvable)."""
     check = prediction_check(init, row.p, row.q, PANEL_STEPS[column]) if column in PANEL_STEPS else None
     return check, cell_holds(getattr(row, check.column)) if check and row.resolvable else None
-
-
-def pq_axes(ax, ps, qs, p_edges, q_edges, title: str) -> None:
-    """The line p + q = 1, ticks at the grid's values, labels and the title of one heatmap."""
-    ax.plot([0, 1], [1, 0], "--", color="black", lw=1.0)
-    ax.set_xticks(ps, [f"{v:g}" for v in ps])
-    ax.set_yticks(qs, [f"{v:g}" for v in qs])
-    ax.set_xlim(p_edges[0], p_edges[-1])
-    ax.set_ylim(q_edges[0], q_edges[-1])
-    ax.set_aspect("equal")
-    ax.grid(False)
-    ax.set_xlabel("p = P(1|0)")
-    ax.set_ylabel("q = P(0|1)")
-    ax.set_title(title, fontsize=8)
-    ax.tick_params(labelsize=6)
 
 
 def _prediction(init: str) -> str:

@@ -10,7 +10,7 @@ from matplotlib.colors import CenteredNorm
 
 from replication.claims import cell_holds
 
-from ..phase.plots import grid_edges, pq_axes
+from ..phase.plots import PQGrid
 from .analysis import SADDLE
 from .hessian import BLOCKS
 
@@ -22,14 +22,8 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
     map centred on 0, its value and the seeds that are saddles written in the cell, hatched where
     |lambda_min| is below ``significance`` x its noise; the line p + q = 1 dashed."""
     points = list(dict.fromkeys(cells.point))
-    ps, qs = np.sort(cells.p.unique()), np.sort(cells.q.unique())
-    p_edges, q_edges = grid_edges(ps), grid_edges(qs)
+    grid = PQGrid.of(cells)
     scale = float(np.nanmax(np.abs(cells[["lambda_min", "canonical_lambda_min"]].to_numpy()))) or 1.0
-
-    def box(p, q, **style):
-        i, j = np.searchsorted(ps, p), np.searchsorted(qs, q)
-        size = (p_edges[i + 1] - p_edges[i], q_edges[j + 1] - q_edges[j])
-        return plt.Rectangle((p_edges[i], q_edges[j]), *size, **style)
 
     fig, axes = plt.subplots(len(points), 2, figsize=(8.4, 3.8 * len(points)), squeeze=False)
     rows = []
@@ -37,12 +31,10 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
         frame = cells[cells.point == point]
         for c, (prefix, label) in enumerate(RESTRICTIONS):
             ax = axes[r, c]
-            values = np.full((len(qs), len(ps)), np.nan)
-            for row in frame.itertuples():
-                values[np.searchsorted(qs, row.q), np.searchsorted(ps, row.p)] = getattr(row, f"{prefix}lambda_min")
+            values = grid.values(frame, f"{prefix}lambda_min")
             image = ax.pcolormesh(
-                p_edges,
-                q_edges,
+                grid.p_edges,
+                grid.q_edges,
                 np.ma.masked_invalid(values),
                 cmap="RdBu_r",
                 norm=CenteredNorm(0, scale),
@@ -54,11 +46,11 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
                 saddles = getattr(row, f"{prefix}saddles")
                 resolved = abs(value) >= significance * noise
                 if not resolved:
-                    ax.add_patch(box(row.p, row.q, fill=False, hatch="///", edgecolor="0.45", lw=0))
+                    ax.add_patch(grid.box(row.p, row.q, fill=False, hatch="///", edgecolor="0.45", lw=0))
                 # The claim's verdict (a local minimum in the cell's seeds, by the one rule): red where it fails.
                 minimum = cell_holds((row.seeds - saddles) / row.seeds)
                 if not minimum:
-                    ax.add_patch(box(row.p, row.q, fill=False, color="red", lw=1.5))
+                    ax.add_patch(grid.box(row.p, row.q, fill=False, color="red", lw=1.5))
                 ink = "white" if abs(value) > 0.6 * scale else "black"  # light on the map's dark ends
                 ax.text(
                     row.p,
@@ -83,7 +75,7 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
                         "local_minimum": minimum,
                     }
                 )
-            pq_axes(ax, ps, qs, p_edges, q_edges, f"{point}: lowest Hessian eigenvalue, {label}")
+            grid.axes(ax, f"{point}: lowest Hessian eigenvalue, {label}")
     fig.suptitle(
         "Curvature at the plateau (x 1e-3; saddles/seeds in each cell; red: a saddle in most seeds; "
         f"hatched: |lambda_min| < {significance:g} x noise)",
