@@ -84,8 +84,11 @@ bless-phase: env
 	$(BIN)/python scripts/benchmarks/phase_diagram.py --directory $(PHASE_DIR) --startups 3 --gemm --step --heap \
 		$(if $(wildcard $(PHASE_DIR)/time.txt),--time $(PHASE_DIR)/time.txt) --write docs/measurements/phase_cost.md
 
+# The suite in parallel (pytest-xdist): most tests wait on Snakemake subprocesses, so two workers
+# keep 2 cores busy; the smoke trees are built once and shared (tests/conftest.py).
+TEST_WORKERS ?= 2
 test: env
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # Mutation testing of src/replication/ against the fast tests (tens of minutes on 2 cores);
 # writes results/mutation/report.md. MUTATION_JOBS=N runs N mutants side by side (default: the cores);

@@ -8,10 +8,13 @@ import contextlib
 import fnmatch
 import os
 import re
+import shutil
 import subprocess
 import tomllib
+from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from helpers import PIPELINE_TIMEOUT_S, ROOT, kill_mid_job_and_resume, run_snakemake, starts_the_pipeline
 
@@ -54,6 +57,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("pipeline") and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(PIPELINE_TIMEOUT_S))
+        # One worker runs every test of the killed-and-resumed run (a session fixture per worker).
+        if "resumed_smoke_run" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("resumed_smoke_run"))
+    # The longest tests first, so that parallel workers (make test) finish together.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     files = mutation_test_files(os.environ.get("MUTANT_UNDER_TEST", ""))
     if files is not None:
         kept = [item for item in items if item.path.relative_to(TESTS).as_posix() in files]
@@ -98,28 +106,47 @@ def pytest_runtest_call(item):
         return (yield)
 
 
+def shared_tree(tmp_path_factory, name: str, build) -> Path:
+    """The tree ``name``, built once for the whole run: under pytest-xdist every worker asks for
+    it, the first builds it under a file lock and the others wait and share it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the folder the workers' own temporary folders share
+    workdir, done = base / name, base / f"{name}.built"
+    with FileLock(str(base / f"{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(workdir, ignore_errors=True)  # a build that failed in another worker
+            workdir.mkdir(parents=True)
+            build(workdir)
+            done.touch()
+    return workdir
+
+
+def smoke_target(target: str, seed_from: Path | None = None):
+    def build(workdir: Path) -> None:
+        if seed_from is not None:  # its outputs are up to date here too: only the rest is built
+            shutil.copytree(seed_from, workdir, dirs_exist_ok=True, symlinks=True)
+        run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", target)
+
+    return build
+
+
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory):
     """A complete smoke pipeline (config/smoke.yaml): every figure and results file."""
-    workdir = tmp_path_factory.mktemp("smoke")
-    run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/all")
-    return workdir
+    return shared_tree(tmp_path_factory, "smoke", smoke_target("figures/all"))
 
 
 @pytest.fixture(scope="session")
 def phase_smoke_run(tmp_path_factory):
     """The phase diagram at smoke settings (figures/phase: a few cells, tens of steps)."""
-    workdir = tmp_path_factory.mktemp("phase_smoke")
-    run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/phase")
-    return workdir
+    return shared_tree(tmp_path_factory, "phase_smoke", smoke_target("figures/phase"))
 
 
 @pytest.fixture(scope="session")
-def plateau_smoke_run(tmp_path_factory):
-    """The plateau analysis at smoke settings (figures/plateau, with the phase grid it reads)."""
-    workdir = tmp_path_factory.mktemp("plateau_smoke")
-    run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", "figures/plateau")
-    return workdir
+def plateau_smoke_run(tmp_path_factory, phase_smoke_run):
+    """The plateau analysis at smoke settings (figures/plateau), over a copy of the phase smoke tree."""
+    return shared_tree(tmp_path_factory, "plateau_smoke", smoke_target("figures/plateau", seed_from=phase_smoke_run))
 
 
 @pytest.fixture(scope="session")

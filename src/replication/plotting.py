@@ -33,7 +33,8 @@ def apply_style() -> None:
         {
             "figure.dpi": 100,
             "savefig.dpi": PNG_DPI,
-            "savefig.bbox": "tight",
+            # No "tight" box: a figure's pixel size is its size times the dpi, whatever its text.
+            "savefig.bbox": "standard",
             "axes.titlesize": 10,
             "axes.labelsize": 9,
             "legend.fontsize": 7,
@@ -74,17 +75,41 @@ def legend_entries_off_axes(fig: plt.Figure) -> list[str]:
     return off
 
 
+def content_outside_canvas(fig: plt.Figure, tolerance_inches: float = 0.02) -> list[str]:
+    """The sides of the canvas that the drawn content (text, legends, axes) crosses: with a fixed
+    canvas such content would be cut off, so the figure's layout must make room for it."""
+    fig.canvas.draw()
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
+    width, height = fig.get_size_inches()
+    sides = {
+        "left": -drawn.x0,
+        "bottom": -drawn.y0,
+        "right": drawn.x1 - width,
+        "top": drawn.y1 - height,
+    }
+    return [f"{side} by {excess:.2f} in" for side, excess in sides.items() if excess > tolerance_inches]
+
+
 def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame | None = None) -> dict[str, Path]:
     """Write ``fig`` as PDF and PNG (fixed dpi, no volatile metadata) and ``data`` as CSV.
 
     Every figure of the project goes through this function, so that each has its tidy data
-    next to it and reruns on the same data are byte-identical. A legend entry whose data lies
-    wholly outside its axes is an error (the figure would list a curve it does not show).
+    next to it and reruns on the same data are byte-identical. The PNG is exactly the figure's
+    size times ``PNG_DPI`` pixels (no tight box), so a longer title or label never changes the
+    image's size and an image diff always compares like with like; content that would be cut
+    off at the canvas's edge is an error, as is a legend entry whose data lies wholly outside
+    its axes (the figure would list a curve it does not show).
     """
+    problems = []
     off = legend_entries_off_axes(fig)
     if off:
+        problems.append(f"legend entries with no data inside their axes: {'; '.join(off)}")
+    outside = content_outside_canvas(fig)
+    if outside:
+        problems.append(f"content crosses the canvas ({', '.join(outside)}): make room in the layout")
+    if problems:
         plt.close(fig)
-        raise ValueError(f"{pdf_path}: legend entries with no data inside their axes: {'; '.join(off)}")
+        raise ValueError(f"{pdf_path}: {'; '.join(problems)}")
     paths = figure_paths(pdf_path)
     with atomic_path(paths["pdf"]) as tmp:
         fig.savefig(tmp, format="pdf", metadata=_PDF_METADATA)

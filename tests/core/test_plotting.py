@@ -10,12 +10,13 @@ import pytest
 from replication.plotting import PNG_DPI, apply_style, save_figure
 
 
-def draw(colour="C0"):
+def draw(colour="C0", title="a title"):
     apply_style()
     fig, ax = plt.subplots(figsize=(3, 2))
     x = np.linspace(0, 1, 50)
     ax.plot(x, x**2, color=colour)
-    ax.set_title("a title")
+    ax.set_title(title)
+    fig.tight_layout()
     return fig, pd.DataFrame({"x": x, "y": x**2})
 
 
@@ -31,7 +32,31 @@ def test_save_figure_writes_pdf_png_and_data(tmp_path):
     assert paths["png"].read_bytes().startswith(b"\x89PNG")
     pd.testing.assert_frame_equal(pd.read_csv(paths["csv"]), data, check_exact=False, rtol=1e-9)
     image = plt.imread(paths["png"])
-    assert image.shape[1] > 2 * PNG_DPI  # 3 inches wide at the fixed dpi (bbox tight trims a little)
+    assert image.shape[:2] == (2 * PNG_DPI, 3 * PNG_DPI)  # the figure's size at the fixed dpi, exactly
+
+
+def test_a_longer_title_keeps_the_pixel_size(tmp_path):
+    short = save_figure(draw(title="a")[0], tmp_path / "a" / "fig.pdf")
+    long = save_figure(draw(title="a longer title, (p, q) = (0.5, 0.8)")[0], tmp_path / "b" / "fig.pdf")
+    assert plt.imread(short["png"]).shape == plt.imread(long["png"]).shape
+    assert digest(short["png"]) != digest(long["png"])
+
+
+@pytest.mark.parametrize(
+    "place",
+    [
+        lambda fig, ax: fig.suptitle("above the canvas", y=1.1),
+        lambda fig, ax: ax.set_xlabel("a label " * 20),
+        lambda fig, ax: ax.legend(["curve"], loc="upper left", bbox_to_anchor=(1.05, 1)),
+    ],
+    ids=["suptitle", "label", "legend"],
+)
+def test_content_cut_off_at_the_canvas_is_an_error(tmp_path, place):
+    fig, _ = draw()
+    place(fig, fig.axes[0])
+    with pytest.raises(ValueError, match="content crosses the canvas"):
+        save_figure(fig, tmp_path / "fig.pdf")
+    assert not (tmp_path / "fig.pdf").exists()
 
 
 def test_same_data_gives_byte_identical_files(tmp_path):

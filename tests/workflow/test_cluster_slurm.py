@@ -27,7 +27,7 @@ pytestmark = pytest.mark.pipeline
 )
 def test_smoke_pipeline_on_slurm(smoke_run, phase_smoke_run):
     # The session's local smoke runs (figures/all, figures/phase) are the reference the SLURM run
-    # of both targets must equal byte for byte.
+    # of its targets must equal byte for byte.
     references = os.pathsep.join([str(smoke_run), str(phase_smoke_run)])
     result = subprocess.run(
         ["bash", str(ROOT / "tests" / "slurm" / "run.sh")],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -96,7 +98,7 @@ def fig2(traj: dict) -> tuple[plt.Figure, pd.DataFrame]:
     ax_t.set(xlabel="step", ylabel=r"$S$", title="S over training")
     ax_r.legend(loc="upper right")
     ax_t.legend(loc="upper right")
-    fig.suptitle(f"Fig. 2 from a real run: d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}", y=1.02)
+    fig.suptitle(f"Fig. 2 from a real run: d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}")
     fig.tight_layout()
     return fig, frame
 
@@ -145,7 +147,7 @@ def fig3(traj: dict, panel: str) -> tuple[plt.Figure, pd.DataFrame]:
                 lw=1.3,
                 label=ROLE_LABELS[role],
             )
-        note = "" if matched else f" (none ends on {ROLE_NAMES[wanted[0]]})"
+        note = "" if matched else f"\n(none ends on {ROLE_NAMES[wanted[0]]})"
         ax.set(title=f"{title}{note}", ylabel="Softmax probability")
         frames.append(
             pd.DataFrame(
@@ -163,7 +165,7 @@ def fig3(traj: dict, panel: str) -> tuple[plt.Figure, pd.DataFrame]:
         )
     axes[0, 0].legend(loc="center right", fontsize=6)
     axes[-1, 0].set_xlabel("Time step")
-    fig.suptitle(f"d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}", y=1.0)
+    fig.suptitle(f"d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}")
     fig.tight_layout()
     return fig, pd.concat(frames, ignore_index=True)
 
@@ -230,9 +232,9 @@ def heatmaps(
         held[panel["column"]] = panel_verdicts(verdicts, panel["column"])
         _outline(ax, table, held[panel["column"]])
         outlined = " (red: a claim fails)" if len(held[panel["column"]]) else ""
-        ax.set(title=f"{panel['title']} ({over}){outlined}", xlabel=r"Signal norm $\|\mu\|_2$", ylabel="Dimension $d$")
-    if suptitle:
-        fig.suptitle(suptitle, y=1.02)
+        ax.set(title=f"{panel['title']}\n({over}){outlined}", xlabel=r"Signal norm $\|\mu\|_2$", ylabel="Dimension $d$")
+    if suptitle:  # wrapped to the canvas: about 8 characters of the title's font per inch
+        fig.suptitle(textwrap.fill(suptitle, width=int(8 * fig.get_figwidth())))
     fig.tight_layout()
     columns = ["d", "signal_norm", "seed"] + [panel["column"] for panel in panels]
     if statistic != "mean":

@@ -202,6 +202,7 @@ rule bo_heatmaps:
         names=list(BO_HEATMAPS),
         settings=rule_param(BO.grid),
         model=rule_param(BO.model),
+        claims=rule_param(BO.claims),
     script:
         "../scripts/bo_heatmaps.py"
 

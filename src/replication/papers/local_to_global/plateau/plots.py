@@ -148,7 +148,7 @@ def direction_bars(cells: pd.DataFrame, point: str, count: int = 8) -> tuple[plt
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of the bottom eigenvector's squared norm")
     ax.set_title(
-        f"Where the lowest curvature lies, {point} ((p, q), lambda_min, share in the canonical directions)", fontsize=8
+        f"Where the lowest curvature lies, {point}\n((p, q), lambda_min, share in the canonical directions)", fontsize=8
     )
     ax.legend(fontsize=6, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
     fig.tight_layout()
