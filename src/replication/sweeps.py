@@ -39,7 +39,7 @@ STATS = ("mean", "median", "min", "max", "last")
 
 
 def read_sweep(name: str, path: str | os.PathLike | None = None) -> dict:
-    """The sweep file (``path``, else config/sweeps/<name>.yaml), checked: one or two settings with
+    """The sweep file (``path``, else ``config/sweeps/<name>.yaml``), checked: one or two settings with
     at least one value each."""
     from .errors import ConfigError
 

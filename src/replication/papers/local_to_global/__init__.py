@@ -1,10 +1,15 @@
 """Local to Global (arXiv 2406.03072): Markov data, canonical low-rank models, transformers.
 
-Two halves, each a subpackage with its rules, scripts and captions beside its code: ``landscape``
-(the canonical models' loss landscape and gradient flow: Figs. 1, 2, 5 and the basins) and
-``transformer`` (the single-layer transformer: Figs. 3, 4, 6, Tables 1, 2). Shared here: the
-Markov chain (``markov``), its sampled sequences (``data``), the config section (``schema.yaml``,
-``smoke.yaml``) and its checks (``config_checks``).
+Four parts, each a subpackage with its rules, scripts and captions beside its code. The paper's two
+halves: ``landscape`` (the canonical models' loss landscape and gradient flow: Figs. 1, 2, 5 and the
+basins) and ``transformer`` (the single-layer transformer: Figs. 3, 4, 6, Tables 1, 2). Beyond the
+paper, each with its own manifest: ``phase`` (the transformer over a grid of (p, q): where the
+standard init stays on the unigram plateau and for how long, against the canonical model's
+prediction; ``figures/phase``) and ``plateau`` (the Hessian of the full loss at points on that
+plateau, cell by cell: a minimum or a saddle, and whether the escape follows the saddle law;
+``figures/plateau``, which reads the phase grid). Shared here: the Markov chain (``markov``), its
+sampled sequences (``data``), the config section (``schema.yaml``, ``smoke.yaml``) and its checks
+(``config_checks``). One line per module: docs/local_to_global_layout.md.
 """
 
 from replication.contract import Figure, Paper, SpecClaim, Table
