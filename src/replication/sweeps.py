@@ -32,6 +32,7 @@ import pandas as pd
 from .io import write_csv, write_text
 from .paths import PROJECT_ROOT
 from .variants import VARIANTS_DIR, check_name, load_yaml, prepare
+from .variants.cli import add_tree_options, parse_command_line
 
 SWEEP_FILES = PROJECT_ROOT / "config" / "sweeps"
 SNAKEFILE = PROJECT_ROOT / "workflow" / "Snakefile"
@@ -165,13 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", help="config/sweeps/<name>.yaml")
     parser.add_argument("--configfile", action="append", default=[], help="under the points (after the sweep's own)")
     parser.add_argument("--file", help="the sweep file (default: config/sweeps/<name>.yaml)")
-    parser.add_argument("--base", help="the tree to seed new points from (default: the closest one)")
-    parser.add_argument("--root", default=".", help="the project's tree; points go to <root>/variants")
-    parser.add_argument("--dry-run", action="store_true", help="lay out the points and print Snakemake's job list")
-    argv = list(sys.argv[1:] if argv is None else argv)
-    split = argv.index("--") if "--" in argv else len(argv)
-    args = parser.parse_args(argv[:split])
-    args.snakemake_args = argv[split + 1 :]  # after --: options for Snakemake
+    add_tree_options(parser, "points", dry_run="lay out the points and print Snakemake's job list")
+    args = parse_command_line(parser, argv)
     root = Path(args.root)
     try:
         sweep = read_sweep(args.name, args.file)

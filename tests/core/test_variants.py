@@ -380,13 +380,13 @@ def test_set_splits_on_spaces_outside_brackets_and_quotes():
 
 
 def test_the_root_mismatch_offers_the_command_that_restores_it(monkeypatch, tmp_path):
-    import replication.variants as variants
+    from replication.variants import checks
 
     record = record_of(resolve([SMOKE]))  # a root built at smoke settings before the root refused them
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record))
     paper = resolve([])
-    monkeypatch.setattr(variants, "PROJECT_ROOT", tmp_path)  # this folder stands for the project root
+    monkeypatch.setattr(checks, "PROJECT_ROOT", tmp_path)  # this folder stands for the project root
     with pytest.raises(ConfigError) as error:
         check_tree(paper, tmp_path)
     assert "\n" not in str(error.value) and str(error.value).endswith("make clean-paper && make figures")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from helpers import basin_settings, shared_scope
-from replication.papers.local_to_global.landscape import basins, canonical, flow_tables, plots
+from replication.papers.local_to_global.landscape import basins, canonical, flow_tables, plots, plots3d
 from replication.papers.local_to_global.landscape.settings import Canonical3dFlowSettings
 from replication.papers.local_to_global.markov import MarkovChain
 
@@ -108,7 +108,7 @@ def test_attention_figure_data(zoomed, sigma, extent):
     flows = pd.concat(
         [flow_tables.canonical3d_flows(chain, 20, sigma, 300.0, rng, samples=40) for chain in SETTINGS.chains]
     )
-    _, data = plots.canonical3d_landscape(flows, settings, zoomed)
+    _, data = plots3d.canonical3d_landscape(flows, settings, zoomed)
     trajectories = data[data.layer == "trajectory"]
     assert trajectories.groupby("panel").id.nunique().tolist() == [20, 20]
     ends = flows[flows.t == flows.t.max()]

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from replication.io import log_to
-from replication.papers.local_to_global.landscape.plots import canonical3d_landscape
+from replication.papers.local_to_global.landscape.plots3d import canonical3d_landscape
 from replication.plotting import apply_style, save_figure
 
 log_to(snakemake.log[0])

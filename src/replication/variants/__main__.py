@@ -1,0 +1,7 @@
+"""``python -m replication.variants``: ``cli.main``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
