@@ -59,7 +59,7 @@ endif
 # Exits 0 whenever it could compare: a science difference is the report's content.
 A ?= paper
 compare: env
-	$(BIN)/python -m replication.diff.runs $(A) $(B)
+	$(BIN)/python -m replication.diff.tree_comparison $(A) $(B)
 
 # Every point of config/sweeps/$(SWEEP).yaml in one Snakemake run, then sweeps/$(SWEEP)/summary.*.
 sweep: env
@@ -80,7 +80,7 @@ plateau: env
 # counts (docs/measurements/phase_cost.md; with PHASE_DIR/time.txt, a /usr/bin/time -v report, its total).
 PHASE_DIR ?= .
 bless-phase: env
-	$(BIN)/python -m replication.diff bless --manifest phase $(PHASE_DIR) figures/reference/phase
+	$(BIN)/python -m replication.diff.bless --manifest phase $(PHASE_DIR) figures/reference/phase
 	$(BIN)/python scripts/benchmarks/phase_diagram.py --directory $(PHASE_DIR) --startups 3 --gemm --step --heap \
 		$(if $(wildcard $(PHASE_DIR)/time.txt),--time $(PHASE_DIR)/time.txt) --write docs/measurements/phase_cost.md
 
@@ -133,7 +133,7 @@ diff: env
 
 # The committed references change only here, on purpose: both sets from fresh pipeline runs, each
 # with the envelope of an ensemble of perturbed reruns (members in scratch folders; cost printed).
-BLESS = $(BIN)/python -m replication.diff bless --members $(ENSEMBLE) --targets $(ENSEMBLE_TARGETS) --cores $(CORES)
+BLESS = $(BIN)/python -m replication.diff.bless --members $(ENSEMBLE) --targets $(ENSEMBLE_TARGETS) --cores $(CORES)
 
 bless: bless-config bless-smoke
 

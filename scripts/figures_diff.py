@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from replication.diff import diff_figures, figure_verdicts
+from replication.diff import diff_figures, verdicts_against_reference
 from replication.io import log_to
 
 log = log_to(snakemake.log[0])
@@ -22,5 +22,5 @@ try:
 except FileNotFoundError as error:  # no reference set to compare with: one line, no traceback
     log.error("%s", error)
     sys.exit(f"Cannot diff: {error}")
-for row in figure_verdicts(summary).itertuples():
+for row in verdicts_against_reference(summary).itertuples():
     log.info("%s %s (margin %.3g, %s): %s", row.status, row.key, row.margin, row.worst, row.message)

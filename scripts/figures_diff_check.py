@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from replication.diff import figure_verdicts
+from replication.diff import verdicts_against_reference
 from replication.io import log_to, write_text
 
 log = log_to(snakemake.log[0])
-summary = figure_verdicts(pd.read_csv(snakemake.input[0]))
+summary = verdicts_against_reference(pd.read_csv(snakemake.input[0]))
 failed = summary[~summary.passed]
 report = Path(snakemake.input[0]).with_name("report.html")
 for row in failed.itertuples():

@@ -44,7 +44,7 @@ def worker(args) -> None:
     settings = transformer_settings(config["local_to_global"]).run(args.experiment)
     settings = dataclasses.replace(settings, steps=args.steps or settings.steps)
     name = f"{args.experiment}/{args.init}/seed{args.seed}"
-    result = train(settings.chain, args.init, args.seed, settings, name=name, progress=False)
+    result = train(settings, args.init, args.seed, name=name, progress=False)
     write_csv(result.losses, args.out)
 
 

@@ -39,23 +39,23 @@ def settings():
 def measure(cells: list[tuple[float, float]], sizes: list[tuple[int, int]]) -> pd.DataFrame:
     import torch
 
-    from replication.papers.local_to_global.markov import MarkovChain
-    from replication.papers.local_to_global.phase.cells import _tail
+    from replication.papers.local_to_global.phase.grid import Cell
     from replication.papers.local_to_global.phase.measures import run_measures
-    from replication.papers.local_to_global.phase.run import train_cell
     from replication.papers.local_to_global.phase.settings import phase_run_settings
+    from replication.papers.local_to_global.phase.tables import _tail
+    from replication.papers.local_to_global.phase.training import train_cell
 
     transformer, phase = settings()
     torch.set_num_threads(transformer.threads)
     rows = []
     for context, batch in sizes:
         for p, q in cells:
-            chain = MarkovChain(p, q)
-            run = phase_run_settings(transformer, phase, chain)
+            cell = Cell.keyed(p, q)
+            run = phase_run_settings(transformer, phase, cell)
             run = dataclasses.replace(run, model=dataclasses.replace(run.model, context=context), batch_size=batch)
-            evaluations, runs, _ = train_cell(run, phase.stop, phase.measures.smooth, f"p{p:g}_q{q:g}", progress=False)
+            evaluations, runs, _ = train_cell(run, phase.stop, phase.measures.smooth, progress=False)
             for (init, seed), frame in evaluations.groupby(["init", "seed"], sort=False):
-                measured = run_measures(frame, chain, phase.measures, phase.stop.closed, tail=_tail(phase))
+                measured = run_measures(frame, cell.chain, phase.measures, phase.stop.closed, tail=_tail(phase))
                 cost = runs[(runs.init == init) & (runs.seed == seed)].iloc[0]
                 rows.append(
                     {

@@ -40,7 +40,7 @@ import yaml
 from replication.compute import keep_freed_memory
 
 ROOT = Path(__file__).resolve().parents[2]
-IMPORTS = "import torch, replication.papers.local_to_global.phase.run, replication.io"
+IMPORTS = "import torch, replication.papers.local_to_global.phase.training, replication.io"
 LINES: list[str] = []  # everything printed, for --write
 
 
@@ -130,7 +130,7 @@ def directory(folder: Path, phase, startup: float | None, heap_saving: float | N
         say(f"{folder}: no finished cell")
         return
     runs = pd.concat([pd.read_csv(t).assign(cell=t.parent.name) for t in tables], ignore_index=True)
-    cells_total = len(phase.chains)
+    cells_total = len(phase.cells)
     steps, horizon = runs.steps_run.sum(), (runs.horizon).sum()
     per_iteration = runs.cpu_s.sum() / steps
     say(f"{folder}: {len(tables)} of {cells_total} cells finished, {len(runs)} runs")
@@ -162,7 +162,7 @@ def directory(folder: Path, phase, startup: float | None, heap_saving: float | N
     if len(tables) < cells_total:
         # Per side of the line: the finished cells' mean, times the grid's cells on that side.
         above = {cell: (lambda pq: pq[0] + pq[1] > 1)(cell_pq(cell)) for cell in by_cell.index}
-        grid_above = sum(chain.p + chain.q > 1 for chain in phase.chains)
+        grid_above = sum(cell.chain.p + cell.chain.q > 1 for cell in phase.cells)
         means = by_cell.cpu_s.groupby(pd.Series(above)).mean()
         if len(means) == 2:
             projected = means[True] * grid_above + means[False] * (cells_total - grid_above)
@@ -243,13 +243,14 @@ def phase_step(transformer, phase):
 
     from replication.papers.local_to_global.data import sample_sequences
     from replication.papers.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.phase.grid import Cell
     from replication.papers.local_to_global.phase.settings import phase_run_settings
     from replication.papers.local_to_global.transformer.model import initialise
     from replication.papers.local_to_global.transformer.train import make_model, make_optimizer
 
     torch.set_num_threads(1)
     chain = MarkovChain(0.5, 0.8)
-    settings = dataclasses.replace(phase_run_settings(transformer, phase, chain), checkpoints=())
+    settings = dataclasses.replace(phase_run_settings(transformer, phase, Cell(chain)), checkpoints=())
     generator = torch.Generator().manual_seed(1)
     model = initialise(make_model(settings), "standard", settings.sigma, generator, settings.rank_one_value)
     optimizer = make_optimizer(model, settings)
@@ -386,13 +387,13 @@ def heap_cost(repeats: int = 3, steps: int = 40) -> float:
 def train_one(transformer, phase, p: float, q: float) -> None:
     import torch
 
-    from replication.papers.local_to_global.markov import MarkovChain
-    from replication.papers.local_to_global.phase.run import train_cell
+    from replication.papers.local_to_global.phase.grid import Cell
     from replication.papers.local_to_global.phase.settings import phase_run_settings
+    from replication.papers.local_to_global.phase.training import train_cell
 
     torch.set_num_threads(transformer.threads)
-    settings = phase_run_settings(transformer, phase, MarkovChain(p, q))
-    _, runs, _ = train_cell(settings, phase.stop, phase.measures.smooth, f"p{p:g}_q{q:g}", progress=False)
+    settings = phase_run_settings(transformer, phase, Cell.keyed(p, q))
+    _, runs, _ = train_cell(settings, phase.stop, phase.measures.smooth, progress=False)
     for run in runs.itertuples():
         say(
             f"  ({p:g}, {q:g}) {run.init} seed {run.seed}: {run.steps_run} of {run.horizon} iterations, "
@@ -420,7 +421,7 @@ def main() -> None:
     transformer, phase = phase_config(args.configfile)
     say(load())
     say(
-        f"grid: {len(phase.chains)} cells x {len(phase.inits)} inits x {len(phase.seeds)} seeds, "
+        f"grid: {len(phase.cells)} cells x {len(phase.inits)} inits x {len(phase.seeds)} seeds, "
         f"horizon {phase.horizon}, "
         f"test every {phase.eval_every}, stop after {phase.stop.patience} iterations at >= {phase.stop.closed}; "
         f"context {transformer.model.context}, batch {transformer.batch_size}, attention {transformer.attention}"

@@ -50,10 +50,10 @@ def main() -> None:
     import torch
 
     from replication.compute import prepare_training_job
-    from replication.papers.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.phase.grid import Cell
     from replication.papers.local_to_global.phase.settings import phase_run_settings
     from replication.papers.local_to_global.plateau.points import train_to_points
-    from replication.papers.local_to_global.plateau.settings import plateau_chains
+    from replication.papers.local_to_global.plateau.settings import plateau_cells
     from replication.papers.local_to_global.plateau.spectrum import cell_spectra
 
     prepare_training_job(1)
@@ -64,15 +64,15 @@ def main() -> None:
     rows, train_cpu, train_steps, hessian_cpu = [], 0.0, 0, 0.0
     for cell in args.cells:
         p, q = (float(v) for v in cell.split(","))
-        chain = MarkovChain(p, q)
-        settings = phase_run_settings(transformer, phase, chain)
+        cell = Cell.keyed(p, q)
+        settings = phase_run_settings(transformer, phase, cell)
         points = pd.DataFrame([{"seed": s, "step": t, "kind": "fixed"} for s in args.seeds for t in plateau.points])
         start = cpu_seconds()
         arrays = train_to_points(settings, points, progress=False)
         train_cpu += cpu_seconds() - start
         train_steps += len(args.seeds) * max(plateau.points)
         start = cpu_seconds()
-        spectra = cell_spectra(points, arrays, chain, transformer.model.context, plateau.hessian)
+        spectra = cell_spectra(points, arrays, cell.chain, transformer.model.context, plateau.hessian)
         hessian_cpu += cpu_seconds() - start
         rows.append(spectra)
         for r in spectra.itertuples():
@@ -85,7 +85,7 @@ def main() -> None:
     spectra = pd.concat(rows, ignore_index=True)
     per_step = train_cpu / train_steps
     per_point = hessian_cpu / len(spectra)
-    cells = len(plateau_chains(phase))
+    cells = len(plateau_cells(phase))
     runs = cells * len(phase.seeds)
     points_per_run = len(plateau.points) + int(plateau.mid_plateau)
     # Retraining: to the last fixed point, or to the mid-plateau point when it is later (at most the escape).

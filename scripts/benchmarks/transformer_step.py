@@ -55,7 +55,7 @@ def per_step(steps: int, eval_every: int, device: str, repeats: int) -> dict[str
 
     def run(attention, n):
         settings = dataclasses.replace(SETTINGS, eval_every=eval_every, device=device, attention=attention, steps=n)
-        return timed(lambda: train(CHAIN, "standard", 1, settings, progress=False))
+        return timed(lambda: train(settings, "standard", 1, progress=False))
 
     slopes = {attention: [] for attention in PATHS}
     for attention in PATHS:

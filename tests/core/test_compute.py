@@ -53,13 +53,12 @@ TRAINING = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     from helpers import small_run_settings
     from replication.compute import keep_freed_memory
-    from replication.papers.local_to_global.markov import MarkovChain
     from replication.papers.local_to_global.transformer.settings import run_settings
     from replication.papers.local_to_global.transformer.train import train
     if sys.argv[1] == "kept":
         keep_freed_memory()
     torch.set_num_threads(1)
-    run = train(MarkovChain(0.5, 0.8), "standard", 3, run_settings(small_run_settings()), progress=False)
+    run = train(run_settings(dict(small_run_settings(), chain=dict(p=0.5, q=0.8))), "standard", 3, progress=False)
     print(run.losses.to_json(double_precision=15), [float(v.sum()).hex() for v in run.final.values()])
     """
 )

@@ -11,8 +11,8 @@ from PIL import Image
 
 from helpers import shared_scope
 from replication.deviation import tolerance_reason
-from replication.diff import SUMMARY_COLUMNS, diff_figures, figure_verdicts, reference_keys
-from replication.diff.compare import external_matches
+from replication.diff import SUMMARY_COLUMNS, diff_figures, reference_keys, verdicts_against_reference
+from replication.diff.against_reference import external_matches
 from replication.paths import figure_key
 
 IMAGE_TOLERANCE = 5.0
@@ -86,7 +86,7 @@ def diffed(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
         summary = diff_figures([record(n) for n in names], ref, root / "out", IMAGE_TOLERANCE, DATA, external)
-    return root, summary, figure_verdicts(summary).set_index("key")
+    return root, summary, verdicts_against_reference(summary).set_index("key")
 
 
 def rows(summary, name):
@@ -245,7 +245,7 @@ def test_envelope_widens_image_and_data_tolerances(tmp_path, monkeypatch):
         k: diff_figures([record("env"), record("plain")], ref, tmp_path / f"out{k}", IMAGE_TOLERANCE, DATA, None, k)
         for k in (0, 2)
     }
-    strict, widened = (figure_verdicts(results[k]).set_index("key").passed for k in (0, 2))
+    strict, widened = (verdicts_against_reference(results[k]).set_index("key").passed for k in (0, 2))
     assert not strict["p/env"] and widened["p/env"] and strict["p/plain"] and widened["p/plain"]
     table = rows(results[2], "env")
     assert table.loc["y", "tolerance"] == pytest.approx(2 * 0.01 + 1e-3)
@@ -342,7 +342,7 @@ def test_report_cells_and_quantity_rows():
     other = {**base, "key": "p/b", "status": "missing figure", "quantity": "", "deviation": float("nan")}
     summary = pd.concat([summary, pd.DataFrame([{**other, "tolerance": float("nan"), "margin": float("nan"),
                                                  "reason": "missing figure"}])], ignore_index=True)  # fmt: skip
-    html = report_html(summary, figure_verdicts(summary), {"p/a": None}, [], "refs", 1.5, ({}, {}))
+    html = report_html(summary, verdicts_against_reference(summary), {"p/a": None}, [], "refs", 1.5, ({}, {}))
     assert "2 figures, 0 pass, 2 fail" in html and "1.5 x the numerical-noise envelope" in html
     assert "<tr class='pass'><td>at the bound</td><td>1</td><td>1</td><td>1</td><td>r1</td></tr>" in html
     assert "<tr class='fail'><td>above</td><td>1.5</td><td>1</td><td>1.5</td><td>r2</td></tr>" in html
@@ -351,7 +351,7 @@ def test_report_cells_and_quantity_rows():
     assert "<td>missing figure</td><td></td><td></td><td>m</td>" in html  # no margin, no worst quantity
 
 
-def test_figure_verdicts_of_any_summary():
+def test_verdicts_against_reference_of_any_summary():
     """One row per key in key order, whatever the summary's order; an empty summary has the columns."""
     base = {"paper": "P", "figure": "F", "status": "fail", "passed": False, "message": "m", "tolerance": 1.0}
     summary = pd.DataFrame(
@@ -361,11 +361,11 @@ def test_figure_verdicts_of_any_summary():
             {**base, "key": "p/b", "quantity": "y", "deviation": 2.0, "margin": 2.0, "reason": "r"},
         ]
     )
-    verdicts = figure_verdicts(summary)
+    verdicts = verdicts_against_reference(summary)
     assert verdicts.key.tolist() == ["p/a", "p/b"]
     assert verdicts.set_index("key").worst.to_dict() == {"p/a": "y", "p/b": "y"}
     assert verdicts.set_index("key").margin.to_dict() == {"p/a": 3.0, "p/b": 2.0}
-    empty = figure_verdicts(summary.iloc[:0])
+    empty = verdicts_against_reference(summary.iloc[:0])
     assert empty.empty and list(empty.columns) == [
         "key", "paper", "figure", "status", "passed", "margin", "worst", "message",
     ]  # fmt: skip

@@ -1,12 +1,16 @@
 """The figure diff as a whole: summary, HTML report, missing figures, external images, bless."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
 
-from helpers import draw, shared_scope
-from replication.diff import bless, diff_figures, external_matches, figure_verdicts
+from helpers import ROOT, draw, shared_scope
+from replication.diff import diff_figures, external_matches, verdicts_against_reference
+from replication.diff.bless import bless
 
 DATA = {"atol": 1e-9, "rtol": 1e-6, "columns": {}}
 
@@ -57,7 +61,7 @@ def project(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
         summary = diff_figures(figures, references.parent, root / "figures/diff", 1.0, DATA, root / "external")
-    return root, figure_verdicts(summary).set_index("key"), summary
+    return root, verdicts_against_reference(summary).set_index("key"), summary
 
 
 def test_statuses(project):
@@ -117,7 +121,7 @@ def test_outputs_and_report(project):
     root, verdicts, summary = project
     out = root / "figures/diff"
     saved = pd.read_csv(out / "summary.csv")
-    assert figure_verdicts(saved).set_index("key").status.to_dict() == verdicts.status.to_dict()
+    assert verdicts_against_reference(saved).set_index("key").status.to_dict() == verdicts.status.to_dict()
     assert len(saved) == len(summary)
     for name in ("same", "curve"):
         assert (out / "images/paper_a" / f"{name}.png").exists()
@@ -192,6 +196,27 @@ def test_bless_copies_exactly_the_manifest(tmp_path):
     assert (dest / "claims.csv").read_bytes() == (run / "results/claims.csv").read_bytes()
 
 
+def test_bless_runs_by_its_own_name(tmp_path):
+    """``python -m replication.diff.bless WORKDIR DEST`` (what ``make bless`` runs): the set written,
+    the keys printed, and no warning that the module ran twice."""
+    run = tmp_path / "run"
+    for name in ("one", "two"):
+        draw(run / "figures/paper_a" / f"{name}.pdf")
+    (run / "figures/all").write_text(MANIFEST)
+    claims_report(run)
+    dest = tmp_path / "reference"
+    result = subprocess.run(
+        [sys.executable, "-m", "replication.diff.bless", str(run), str(dest)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"blessed 2 figures into {dest}: paper_a/one, paper_a/two\n"
+    assert "RuntimeWarning" not in result.stderr
+    assert (dest / "paper_a/two.png").read_bytes() == (run / "figures/paper_a/two.png").read_bytes()
+
+
 def test_bless_of_another_manifest_takes_its_figures_claims_and_provenance(tmp_path):
     """figures/phase: its own figures, figures/phase_claims.md, results/phase_claims.csv and
     figures/phase_provenance.json; the laptop set's files in the same run are left out."""
@@ -235,7 +260,7 @@ def test_bless_without_the_listed_claims_report_writes_nothing(tmp_path, absent)
     dest = tmp_path / "reference" / "smoke"
     (dest / "paper_a").mkdir(parents=True)
     (dest / "paper_a/one.png").write_bytes(b"the blessed one")
-    with pytest.raises(FileNotFoundError, match=f"the run has no {absent}"):
+    with pytest.raises(FileNotFoundError, match=f"the tree has no {absent}"):
         bless(run, dest)
     assert [p.relative_to(dest).as_posix() for p in dest.rglob("*")] == ["paper_a", "paper_a/one.png"]
     assert (dest / "paper_a/one.png").read_bytes() == b"the blessed one"
@@ -279,7 +304,7 @@ def test_bless_with_members_stores_their_envelope_and_diff_uses_it(tmp_path):
         with pytest.MonkeyPatch.context() as patch:
             patch.chdir(regenerated)
             outcomes[k] = diff_figures(records, dest, regenerated / f"diff{k}", 1.0, DATA, envelope_factor=k)
-    strict, widened = (figure_verdicts(outcomes[k]).set_index("key").passed for k in (0, 10))
+    strict, widened = (verdicts_against_reference(outcomes[k]).set_index("key").passed for k in (0, 10))
     assert not strict["paper_a/one"] and not strict["paper_a/two"]
     assert widened["paper_a/one"] and widened["paper_a/two"]
     y = outcomes[10].set_index(["key", "quantity"]).loc[("paper_a/one", "y")]
@@ -317,7 +342,7 @@ def test_report_escapes_text_and_marks_failing_quantities():
              "quantity": "z", "deviation": 0.5, "tolerance": 1.0, "margin": 0.5, "reason": "floor", "message": "m"},
         ]
     )  # fmt: skip
-    html = report_html(summary, figure_verdicts(summary), {"p/a": None}, [], "ref", 3.0, ({}, {}))
+    html = report_html(summary, verdicts_against_reference(summary), {"p/a": None}, [], "ref", 3.0, ({}, {}))
     assert "1 figures, 0 pass, 1 fail" in html and "3 x the numerical-noise envelope" in html
     assert "P &lt;1&gt;" in html and "<1>" not in html
     assert "<tr class='fail'><td>x &amp; y</td><td>2</td><td>1</td><td>2</td><td>floor</td></tr>" in html

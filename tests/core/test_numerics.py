@@ -5,7 +5,6 @@ import pytest
 
 from helpers import training_settings
 from replication.papers.benign_overfitting.data import sample_gram_data
-from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.transformer.settings import run_settings
 from replication.papers.local_to_global.transformer.train import train
 from replication.perturbation import VARIABLE, Perturbation, parse, perturb
@@ -83,12 +82,11 @@ def test_on_moves_every_value_by_at_most_the_ulps(monkeypatch, dtype):
 
 
 def test_transformer_member_starts_a_few_ulps_away_and_repeats(monkeypatch):
-    chain = MarkovChain(0.2, 0.3)
     monkeypatch.delenv(VARIABLE, raising=False)
-    base = train(chain, "standard", 1, run_settings(SETTINGS), progress=False)
+    base = train(run_settings(SETTINGS), "standard", 1, progress=False)
     monkeypatch.setenv(VARIABLE, "1")
-    member = train(chain, "standard", 1, run_settings(SETTINGS), progress=False)
-    again = train(chain, "standard", 1, run_settings(SETTINGS), progress=False)
+    member = train(run_settings(SETTINGS), "standard", 1, progress=False)
+    again = train(run_settings(SETTINGS), "standard", 1, progress=False)
     for name in ("W_V", "W_1", "e"):
         first, moved = base.checkpoints[name][0], member.checkpoints[name][0]
         assert np.any(first != moved)

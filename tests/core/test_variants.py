@@ -15,7 +15,9 @@ import pytest
 import yaml
 
 from helpers import ROOT, run_snakemake
-from replication.diff.runs import Run, compare_runs, envelope_set, padded
+from replication.diff.images import padded
+from replication.diff.tree_comparison import compare_trees, envelope_set
+from replication.diff.trees import Tree
 from replication.errors import ConfigError
 from replication.variants import (
     check_tree,
@@ -145,7 +147,7 @@ def test_the_smoke_tree_says_what_it_is(smoke_run):
 
 @pytest.mark.pipeline
 def test_the_paper_run_against_itself_moved_nothing(smoke_run, tmp_path):
-    tables = compare_runs(Run("a", smoke_run), Run("b", smoke_run), tmp_path, diff_settings(), None)
+    tables = compare_trees(Tree("a", smoke_run), Tree("b", smoke_run), tmp_path, diff_settings(), None)
     assert tables["settings"].empty and tables["claims"].empty
     assert set(tables["verdicts"].status) == {"identical"}
     assert (tmp_path / "report.html").exists() and (tmp_path / "report.md").exists()
@@ -181,8 +183,8 @@ def test_a_variant_reruns_only_what_depends_on_its_setting(fig4_variant, smoke_r
 
 @pytest.mark.pipeline
 def test_the_comparison_names_the_setting_and_what_moved(fig4_variant, smoke_run, tmp_path):
-    b = Run("fig4p", fig4_variant["tree"])
-    tables = compare_runs(Run("smoke", smoke_run), b, tmp_path, diff_settings(), envelope_set(b.record()["settings"]))
+    b = Tree("fig4p", fig4_variant["tree"])
+    tables = compare_trees(Tree("smoke", smoke_run), b, tmp_path, diff_settings(), envelope_set(b.record()["settings"]))
     assert tables["settings"].to_dict("records") == [{"key": FIG4_P, "a": "0.5", "b": "0.6"}]
     verdicts = tables["verdicts"].set_index("key").status
     assert verdicts["local_to_global/fig4"] == verdicts["local_to_global/fig4_long"] == "moved"
@@ -205,7 +207,7 @@ def test_a_variant_identical_to_its_base_moved_nothing(smoke_run, tmp_path):
     jobs = planned_jobs(tree, overlay)
     assert set(jobs) == {"settings_record", "claims_report", "figures_manifest"}  # its name only
     run_snakemake(tree, "figures/all", "--cores", "1", "--configfile", SMOKE, str(overlay))
-    tables = compare_runs(Run("smoke", smoke_run), Run("same", tree), tmp_path / "cmp", diff_settings(), None)
+    tables = compare_trees(Tree("smoke", smoke_run), Tree("same", tree), tmp_path / "cmp", diff_settings(), None)
     assert tables["settings"].empty and tables["claims"].empty
     assert set(tables["verdicts"].status) == {"identical"}
 
@@ -242,7 +244,7 @@ def test_a_two_point_sweep_builds_both_points_and_its_summary(smoke_run, tmp_pat
 
 
 def test_make_compare_exits_0_when_it_compared_and_2_when_it_could_not(tmp_path, capsys):
-    from replication.diff.runs import main
+    from replication.diff.tree_comparison import main
 
     assert main(["reference/smoke", "reference/smoke", "--out", str(tmp_path / "same"), "--root", str(tmp_path)]) == 0
     assert "0 settings differ, 0 claims changed verdict (0 beyond seed spread), 0 of" in capsys.readouterr().out
@@ -251,7 +253,7 @@ def test_make_compare_exits_0_when_it_compared_and_2_when_it_could_not(tmp_path,
         list((ROOT / "figures/reference/smoke").rglob("*.png"))
     )
     assert main(["paper", "no-such-variant", "--root", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.startswith("Cannot compare: no run named 'no-such-variant'")
+    assert capsys.readouterr().err.startswith("Cannot compare: no tree named 'no-such-variant'")
 
 
 def tree_from_reference(reference: Path, tree: Path) -> Path:
@@ -273,7 +275,7 @@ def tree_from_reference(reference: Path, tree: Path) -> Path:
 
 
 def test_an_unbuilt_tree_is_refused_in_one_line_naming_its_build(tmp_path, capsys):
-    from replication.diff.runs import main
+    from replication.diff.tree_comparison import main
 
     # A checkout where the paper tree was never built: images elsewhere (an environment's) are not its figures.
     (tmp_path / ".venv" / "lib").mkdir(parents=True)
@@ -297,7 +299,7 @@ def test_an_unbuilt_tree_is_refused_in_one_line_naming_its_build(tmp_path, capsy
 
 
 def test_a_built_tree_is_compared_by_its_manifest(tmp_path, capsys):
-    from replication.diff.runs import main
+    from replication.diff.tree_comparison import main
 
     tree = tree_from_reference(ROOT / "figures/reference/smoke", tmp_path / "variants" / "built")
     (tree / "stray.png").write_bytes(b"not a figure")  # outside the manifest: not compared
@@ -434,8 +436,8 @@ def test_a_verdict_change_inside_one_sides_seed_range_is_within_seed_spread():
 
 
 def test_make_compare_shows_the_seed_spread_of_claims_and_figures(tmp_path, capsys):
-    from replication.diff.runs import main
     from replication.diff.seeds import BEYOND, WITHIN
+    from replication.diff.tree_comparison import main
 
     reference = ROOT / "figures/reference/smoke"
     tree_from_reference(reference, tmp_path / "variants" / "a")
@@ -467,7 +469,7 @@ def test_make_compare_shows_the_seed_spread_of_claims_and_figures(tmp_path, caps
 
 
 def test_paper_names_the_paper_settings_only(tmp_path, capsys):
-    from replication.diff.runs import main
+    from replication.diff.tree_comparison import main
 
     tree_from_reference(ROOT / "figures/reference/smoke", tmp_path)  # a root built at smoke settings
     assert main(["paper", "reference/smoke", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2

@@ -9,7 +9,7 @@ import subprocess
 import pandas as pd
 
 from helpers import ROOT, SNAKEMAKE_TIMEOUT_S, run_snakemake
-from replication.diff import figure_verdicts
+from replication.diff import verdicts_against_reference
 from replication.manifest import manifest_figures
 from replication.perturbation import VARIABLE
 from replication.snakemake_command import snakemake_command
@@ -22,7 +22,7 @@ REFERENCES = ROOT / "figures" / "reference" / "smoke"
 
 
 def verdicts(workdir):
-    return figure_verdicts(pd.read_csv(workdir / "figures/diff/summary.csv"))
+    return verdicts_against_reference(pd.read_csv(workdir / "figures/diff/summary.csv"))
 
 
 def test_regenerated_smoke_figures_match_references(smoke_run):
@@ -106,7 +106,7 @@ def test_learning_rate_ten_percent_off_fails(smoke_run, tmp_path):
     )
     assert result.returncode != 0
     summary = pd.read_csv(workdir / "figures/diff/summary.csv")
-    failing = set(figure_verdicts(summary).query("not passed").key)
+    failing = set(verdicts_against_reference(summary).query("not passed").key)
     assert {"local_to_global/fig4", "local_to_global/fig4_long"} <= failing
     trained = ("fig3", "fig4", "fig4_long", "fig6", "fig3_ablation", "fig6_ablation")
     assert failing <= {f"local_to_global/{name}" for name in trained}

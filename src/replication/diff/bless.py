@@ -1,10 +1,11 @@
-"""Blessing: a run's figures become the reference set (``python -m replication.diff bless``)."""
+"""Blessing: a tree's figures become the reference set (``python -m replication.diff.bless``, ``make bless``)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ from .images import image_rms_between
 
 
 def claims_files(manifest: str) -> dict[str, str]:
-    """The claims report of a manifest and its data (run path -> name in the reference set): blessed
+    """The claims report of a manifest and its data (path in the tree -> name in the reference set): blessed
     with the figures, so the committed set carries the claims the documentation shows."""
     prefix = "" if manifest == "all" else f"{manifest}_"
     return {f"figures/{prefix}claims.md": "claims.md", f"results/{prefix}claims.csv": "claims.csv"}
@@ -37,7 +38,7 @@ def bless(
     manifest: str = "all",
 ) -> list[str]:
     """Make ``dest`` the reference set of every figure in ``<workdir>/figures/<manifest>``: PNG and CSV,
-    the run's ``provenance.json`` and ``settings.yaml``, its claims report (``claims.md`` and
+    the tree's ``provenance.json`` and ``settings.yaml``, its claims report (``claims.md`` and
     ``claims.csv``, when the manifest lists ``figures/claims.md``; then both must exist) and, given
     ensemble ``members`` (runs of the same pipeline under perturbed numerics), ``envelope.csv``;
     ``ensemble`` fields are added to the provenance. A manifest other than ``all`` brings its own
@@ -51,10 +52,10 @@ def bless(
     figures = [path for path in listed if Path(path).suffix == ".pdf"]
     claims = claims_files(manifest)
     claims = claims if next(iter(claims)) in listed else {}
-    for source in claims:  # before anything is written: a run without its claims blesses nothing
+    for source in claims:  # before anything is written: a tree without its claims blesses nothing
         if not (workdir / source).is_file():
             raise FileNotFoundError(
-                f"{workdir / source}: figures/{manifest} lists the claims report, the run has no {source}"
+                f"{workdir / source}: figures/{manifest} lists the claims report, the tree has no {source}"
             )
     wanted = set()
     for path in figures:
@@ -74,7 +75,7 @@ def bless(
     provenance.update({f"ensemble_{name}": value for name, value in (ensemble or {}).items()})
     write_provenance(provenance, dest / "provenance.json")
     wanted.add(dest / "provenance.json")
-    # The settings the set was made with (figures/settings.yaml of the run), beside its figures.
+    # The settings the set was made with (figures/settings.yaml of the tree), beside its figures.
     record = workdir / FIGURES_ROOT / "settings.yaml"
     if record.exists():
         with atomic_path(dest / record.name) as tmp:
@@ -91,15 +92,10 @@ def bless(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m replication.diff",
-        description="Regenerated figures against committed references: bless a reference set.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    blessing = commands.add_parser(
-        "bless",
-        help="copy the PNG and CSV of every figure of a run into a reference set, "
-        "with the numerical-noise envelope of an ensemble",
+    blessing = argparse.ArgumentParser(
+        prog="python -m replication.diff.bless",
+        description="Copy the PNG and CSV of every figure of a tree into a reference set, "
+        "with the numerical-noise envelope of an ensemble.",
     )
     blessing.add_argument("workdir", help="where the pipeline ran (holds figures/all, or figures/<manifest>)")
     blessing.add_argument("dest", help="the reference set, e.g. figures/reference/smoke")
@@ -110,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="perturbation members to run (integers >= 1); none: no envelope, floors only",
     )
-    blessing.add_argument("--configfile", help="the config of the run in workdir (needed with --members)")
+    blessing.add_argument("--configfile", help="the config of the tree in workdir (needed with --members)")
     blessing.add_argument(
         "--targets",
         nargs="*",
@@ -120,13 +116,13 @@ def main(argv: list[str] | None = None) -> int:
     blessing.add_argument("--scratch", help="folder for the members' runs (default: a temporary one, removed)")
     blessing.add_argument("--cores", default="all")
     blessing.add_argument("--manifest", default="all", help="the figures of figures/<manifest> (e.g. phase)")
-    args = parser.parse_args(argv)
+    args = blessing.parse_args(argv)
     ensemble = {}
     with tempfile.TemporaryDirectory(prefix="ensemble-") as temporary:
         folders = []
         if args.members:
             if not args.configfile:
-                parser.error("--members needs --configfile")
+                blessing.error("--members needs --configfile")
             start = time.perf_counter()
             folders = run_members(args.members, args.configfile, args.scratch or temporary, args.targets, args.cores)
             wall = time.perf_counter() - start
@@ -140,3 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         keys = bless(args.workdir, args.dest, folders, ensemble, manifest=args.manifest)
     print(f"blessed {len(keys)} figures into {args.dest}: {', '.join(keys)}")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -38,7 +38,7 @@ def report_html(
     k: float,
     provenances: tuple[dict, dict],
 ) -> str:
-    """One table of verdicts, the provenance of both runs, then per figure its images and quantities."""
+    """One table of verdicts, the provenance of both trees, then per figure its images and quantities."""
     reference, regenerated = provenances
     provenance = [
         (name, str(reference.get(name, "")), str(regenerated.get(name, "")))
@@ -110,7 +110,7 @@ def compare_markdown(context: dict) -> str:
         "",
         "`margin`: the largest deviation / its tolerance (above 1: moved); `x_envelope`: that deviation as a "
         "multiple of the figure's numerical-noise envelope. `seed_noise` (figures whose data has a seed column, "
-        "and claims over several runs): *beyond seed spread* only where each run's seeds agree and the two runs' "
+        "and claims over several runs): *beyond seed spread* only where each tree's seeds agree and the two trees' "
         "seed ranges do not overlap (`seed_range_a`: A's median range over seeds in `seed_column`), "
         "*within seed spread* otherwise.",
         "",

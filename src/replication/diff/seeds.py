@@ -1,5 +1,5 @@
-"""Seed spread in a comparison: whether a change between two runs is larger than what the seeds of
-one run already disagree by.
+"""Seed spread in a comparison: whether a change between two trees is larger than what the seeds of
+one tree already disagree by.
 
 Numerical noise (the envelopes) says whether a figure moved at all; it says nothing about training
 noise. A change is *beyond seed spread* only where the seeds of each side agree among themselves and
@@ -45,7 +45,7 @@ def _disjoint(a: list[float], b: list[float]) -> bool:
 
 def claim_seed_verdict(a: dict, b: dict) -> str:
     """BEYOND, WITHIN or UNKNOWN for a claim whose verdict changed; ``a``, ``b``: its rows (``n_runs``,
-    ``holds_fraction``, ``reason``) in the two runs."""
+    ``holds_fraction``, ``reason``) in the two trees."""
     runs = [a.get("n_runs"), b.get("n_runs")]
     if any(pd.isna(n) or int(n) <= 1 for n in runs):
         return UNKNOWN

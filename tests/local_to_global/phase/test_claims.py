@@ -1,12 +1,11 @@
 """Claims of the phase diagram on constructed measures: per cell over seeds, unresolvable cells
-never pass or fail, the row over the cells, the final structure of a run."""
+never pass or fail, the row over the cells."""
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from helpers import l2g_transformer
-from replication.papers.local_to_global.phase.claims import final_structure, phase_claims
+from replication.papers.local_to_global.phase.claims import phase_claims
 from replication.papers.local_to_global.phase.settings import MeasureSettings, PhaseSettings, StopSettings
 
 PHASE = PhaseSettings(
@@ -110,14 +109,3 @@ def test_no_resolvable_cell_gives_no_verdict_over_the_cells():
     unresolvable = {(0.2, 0.3): False, (0.8, 0.7): False, (0.8, 0.3): False}
     claims = _by_id(phase_claims(_runs(ESCAPES, REACHED), _cells(unresolvable), PHASE, CLAIMS))
     assert all(claim.kind == "not checkable" for claim in claims.values())
-
-
-def test_final_structure_of_a_rank_one_run():
-    e = np.array([0.5, -0.5, 0.5, 0.5])
-    final = {
-        "standard/seed1/e": e,
-        "standard/seed1/W_1": np.outer(np.arange(1.0, 17.0), e),  # rank one, input side e
-        "standard/seed1/W_V": np.outer(e, [1.0, 2.0, 0.0, 1.0]),  # rank one, output side e
-    }
-    structure = final_structure(final, "standard", 1)
-    assert structure == pytest.approx({"share_W_1": 1.0, "share_W_V": 1.0, "cos_e_W_1": 1.0, "cos_e_W_V": 1.0})

@@ -1,27 +1,33 @@
 """Measures of the phase diagram on constructed loss curves: a plateau then an escape, a run that
-never escapes, a run straight to the entropy rate, the stopping rule's stretch, resolvability."""
+never escapes, a run straight to the entropy rate, the stopping rule's stretch, resolvability; the
+final structure of a run; the grid's cells and a cell's run settings."""
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from helpers import l2g_transformer
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.phase.cells import canonical_prediction
+from replication.papers.local_to_global.phase.grid import Cell
 from replication.papers.local_to_global.phase.measures import (
     closed_fraction,
+    final_structure,
     gap,
     on_plateau_at,
     resolvable,
     run_measures,
     settled_since,
 )
+from replication.papers.local_to_global.phase.prediction import canonical_prediction
 from replication.papers.local_to_global.phase.settings import (
     MeasureSettings,
     PhaseSettings,
     StopSettings,
-    cell_chain,
-    cell_name,
+    phase_run_settings,
 )
+from replication.papers.local_to_global.transformer.settings import ExperimentSettings, TrainingSettings
 
 CHAIN = MarkovChain(0.5, 0.8)
 MEASURES = MeasureSettings(escape=0.5, drop=0.5, smooth=5, resolution=10.0)
@@ -146,14 +152,59 @@ def test_the_grid_leaves_out_the_line_and_names_cells_both_ways():
         stop=StopSettings(closed=0.9, patience=20),
         measures=MEASURES,
     )
-    cells = [(c.p, c.q) for c in phase.chains]
+    cells = [cell.key for cell in phase.cells]
     # 0.7 + 0.3 misses 1 by rounding only
     assert (0.1, 0.9) not in cells and (0.2, 0.8) not in cells and (0.7, 0.3) not in cells
     assert len(cells) == 9 - 3
     assert phase.runs == [("standard", 1), ("standard", 2), ("ours", 1), ("ours", 2)]
-    for chain in phase.chains:
-        assert cell_chain(cell_name(chain)) == chain
-    assert cell_name(MarkovChain(0.1, 0.9)) == "p0.1_q0.9"
+    for cell in phase.cells:
+        assert Cell.named(cell.name) == cell == Cell.keyed(*cell.key)
+    cell = Cell(MarkovChain(0.1, 0.9))
+    assert (cell.name, cell.key, cell.label) == ("p0.1_q0.9", (0.1, 0.9), "p=0.1, q=0.9")
+
+
+def test_a_cells_run_settings_are_made_as_a_figures_are():
+    """The transformer's shared settings as a figure's run gets them, the cell's runs, and a one-cycle
+    schedule over the horizon."""
+    transformer = l2g_transformer({})
+    phase = PhaseSettings(
+        p=(0.2,),
+        q=(0.3,),
+        inits=("standard", "ours"),
+        seeds=(1, 2),
+        horizon=100,
+        eval_every=10,
+        window=50,
+        stop=StopSettings(closed=0.9, patience=20),
+        measures=MEASURES,
+    )
+    cell = phase.cells[0]
+    run = phase_run_settings(transformer, phase, cell)
+    figure = transformer.run("fig4")
+    for field in dataclasses.fields(TrainingSettings):
+        if field.name != "schedule":
+            assert getattr(run, field.name) == getattr(figure, field.name), field.name
+    assert run.schedule == dataclasses.replace(transformer.schedule, horizon=100)
+    assert {field.name: getattr(run, field.name) for field in dataclasses.fields(ExperimentSettings)} == {
+        "chain": MarkovChain(0.2, 0.3),
+        "inits": ("standard", "ours"),
+        "seeds": (1, 2),
+        "steps": 100,
+        "eval_every": 10,
+        "checkpoints": (),
+    }
+    assert run.embedding == figure.embedding == "scalar"
+
+
+def test_final_structure_of_a_rank_one_run():
+    e = np.array([0.5, -0.5, 0.5, 0.5])
+    final = {
+        "standard/seed1/e": e,
+        "standard/seed1/W_1": np.outer(np.arange(1.0, 17.0), e),  # rank one, input side e
+        "standard/seed1/W_V": np.outer(e, [1.0, 2.0, 0.0, 1.0]),  # rank one, output side e
+    }
+    structure = final_structure(final, "standard", 1)
+    assert structure == pytest.approx({"share_W_1": 1.0, "share_W_V": 1.0, "cos_e_W_1": 1.0, "cos_e_W_V": 1.0})
 
 
 def test_the_canonical_prediction_by_init_and_side():

@@ -10,8 +10,8 @@ import yaml
 
 from helpers import ROOT, run_snakemake
 from replication.diff.bless import bless
-from replication.papers.local_to_global.phase.cells import canonical_prediction
-from replication.papers.local_to_global.phase.settings import off_the_line
+from replication.papers.local_to_global.phase.grid import off_the_line
+from replication.papers.local_to_global.phase.prediction import canonical_prediction
 from replication.variants import read_record
 
 FIGURES = "figures/local_to_global"
@@ -67,6 +67,8 @@ def test_cells_and_runs_tables(phase_smoke_run):
     assert (runs[runs.stopped_early].escaped).all()
     assert (runs.steps_run <= HORIZON).all() and (runs.plateau_length <= HORIZON).all()
     assert (runs.noise_gap > 0).all() and cells.resolvable.dtype == bool
+    # The rank-one structure of every run's final weights is measured here, for claim 6g to read.
+    assert runs[["share_W_1", "share_W_V", "cos_e_W_1", "cos_e_W_V"]].notna().all().all()
     # The smoke cells next to the line p + q = 1 are below the noise of 16 x 32 symbols: unresolvable.
     near = cells[np.isclose(cells.switching_distance, 0.1)]
     assert len(near) and not near.resolvable.any()

@@ -10,7 +10,7 @@ import yaml
 
 from helpers import ROOT
 from replication.claims import cell_holds
-from replication.papers.local_to_global.phase.settings import off_the_line
+from replication.papers.local_to_global.phase.grid import off_the_line
 
 REFERENCE = ROOT / "figures" / "reference" / "phase"
 

@@ -13,8 +13,8 @@ from helpers import training_settings
 from replication.papers.local_to_global.data import BatchStream
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.phase.measures import chain_cross_entropy, unigram_cross_entropy
-from replication.papers.local_to_global.phase.run import GapMonitor, train_cell
 from replication.papers.local_to_global.phase.settings import StopSettings
+from replication.papers.local_to_global.phase.training import GapMonitor, train_cell
 from replication.papers.local_to_global.transformer.settings import run_settings
 from replication.papers.local_to_global.transformer.train import _TEST, Monitor, stream_seed, train
 
@@ -44,8 +44,8 @@ class StopAt(Monitor):
 
 
 def test_a_run_stopped_early_is_the_full_run_up_to_its_stop():
-    full = train(CHAIN, "standard", 1, SETTINGS, progress=False)
-    stopped = train(CHAIN, "standard", 1, SETTINGS, progress=False, monitor=StopAt(12))
+    full = train(SETTINGS, "standard", 1, progress=False)
+    stopped = train(SETTINGS, "standard", 1, progress=False, monitor=StopAt(12))
     # Asked at the end of each chunk of 5 steps: the first chunk end at or after 12 is 15.
     assert list(stopped.losses.step) == list(range(16))
     # The learning rate follows the schedule of the full horizon, not one of 15 steps.
@@ -60,11 +60,11 @@ def test_the_gap_monitor_stops_once_closed_for_the_patience():
     # Threshold -inf: every evaluation counts as closed, so the stretch starts at step 0 and the
     # run stops at the first chunk end at least `patience` steps later.
     monitor = GapMonitor(CHAIN, StopSettings(closed=-math.inf, patience=12), smooth=3)
-    result = train(CHAIN, "standard", 1, SETTINGS, progress=False, monitor=monitor)
+    result = train(SETTINGS, "standard", 1, progress=False, monitor=monitor)
     assert result.losses.step.iloc[-1] == 15
     assert monitor.frame().step.tolist() == list(range(0, 16, 2))
     never = GapMonitor(CHAIN, StopSettings(closed=math.inf, patience=0), smooth=3)
-    assert train(CHAIN, "standard", 1, SETTINGS, progress=False, monitor=never).losses.step.iloc[-1] == 30
+    assert train(SETTINGS, "standard", 1, progress=False, monitor=never).losses.step.iloc[-1] == 30
 
 
 def _independent_cross_entropy(kernel, sequences):
@@ -91,9 +91,7 @@ def test_the_chains_cross_entropy_on_a_batch_against_a_loop():
 
 
 def test_a_cells_chain_loss_is_the_cross_entropy_of_its_own_test_batches():
-    evaluations, runs, final = train_cell(
-        SETTINGS, StopSettings(closed=math.inf, patience=0), 3, "cell", progress=False
-    )
+    evaluations, runs, final = train_cell(SETTINGS, StopSettings(closed=math.inf, patience=0), 3, progress=False)
     assert list(runs[["init", "seed"]].itertuples(index=False, name=None)) == [("standard", 2), ("ours", 2)]
     assert (runs.steps_run == 30).all() and not runs.stopped_early.any() and (runs.cpu_s > 0).all()
     assert set(final) >= {"standard/seed2/W_V", "ours/seed2/W_1", "ours/seed2/e"}
@@ -107,6 +105,6 @@ def test_a_cells_chain_loss_is_the_cross_entropy_of_its_own_test_batches():
         sequences = torch.cat([x[:, :1], y], dim=1)
         assert row.chain_loss == pytest.approx(_independent_cross_entropy(kernel, sequences), rel=1e-12)
     # The model's test loss of the cell is the plain training loop's.
-    plain = train(CHAIN, "ours", 2, SETTINGS, progress=False).losses.dropna(subset=["test_loss"])
+    plain = train(SETTINGS, "ours", 2, progress=False).losses.dropna(subset=["test_loss"])
     ours = evaluations[(evaluations.init == "ours") & (evaluations.seed == 2)]
     np.testing.assert_allclose(ours.test_loss.to_numpy(), plain.test_loss.to_numpy(), rtol=0, atol=1e-7)

@@ -13,9 +13,10 @@ import pandas as pd
 
 from replication.claims import cell_holds, write_claims
 from replication.claims_report import claims_markdown, merge_claims, summary_line
-from replication.papers.local_to_global.phase.cells import PREDICTION_CHECKS, prediction_check, summarise_cells
 from replication.papers.local_to_global.phase.claims import phase_claims
 from replication.papers.local_to_global.phase.plots import PANEL_STEPS, phase_heatmaps
+from replication.papers.local_to_global.phase.prediction import PREDICTION_CHECKS, prediction_check
+from replication.papers.local_to_global.phase.tables import summarise_cells
 
 from .test_claims import CLAIMS, PHASE
 

@@ -8,8 +8,8 @@ import pandas as pd
 
 from helpers import small_run_settings
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.phase.run import GapMonitor
 from replication.papers.local_to_global.phase.settings import StopSettings
+from replication.papers.local_to_global.phase.training import GapMonitor
 from replication.papers.local_to_global.plateau.points import plateau_points, point_parameters, train_to_points
 from replication.papers.local_to_global.plateau.settings import PlateauSettings
 from replication.papers.local_to_global.transformer.settings import run_settings
@@ -47,7 +47,7 @@ def test_training_again_gives_the_phase_runs_parameters_at_the_points():
     settings = dataclasses.replace(settings, schedule=dataclasses.replace(settings.schedule, horizon=40))
     chain = MarkovChain(0.8, 0.7)
     monitor = GapMonitor(chain, StopSettings(closed=0.9, patience=10), smooth=3)
-    phase_run = train(chain, "standard", 3, settings, progress=False, monitor=monitor)
+    phase_run = train(settings, "standard", 3, progress=False, monitor=monitor)
     points = pd.DataFrame({"seed": [3, 3], "step": [12, 30], "kind": ["fixed", "fixed"]})
     again = train_to_points(settings, points, progress=False)
     for index, step in enumerate(phase_run.checkpoints["step"]):

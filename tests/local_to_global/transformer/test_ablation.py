@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 import torch
 
-from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.transformer.ablation import (
     ablation_table,
     alignment_table,
@@ -112,13 +111,13 @@ def test_schedule_horizon_keeps_the_lr_near_its_peak():
 
 def test_two_symbol_run_trains_and_its_structure_uses_wte():
     settings = variant_settings(RUN, ABLATION, "two_symbol_embedding", "standard")
-    result = train(MarkovChain(0.2, 0.3), "standard", 1, settings, progress=False)
+    result = train(settings, "standard", 1, progress=False)
     assert "wte" in result.checkpoints and "e" not in result.checkpoints
     assert list(result.checkpoints["step"]) == [0, 10, 20]
     table = alignment_table(result.checkpoints)
     assert set(table.matrix) == {"W_V", "W_1"} and len(table) == 6
     assert table.cos_wv_output_w1_input.between(0, 1).all()
-    again = train(MarkovChain(0.2, 0.3), "standard", 1, settings, progress=False)
+    again = train(settings, "standard", 1, progress=False)
     assert np.array_equal(again.checkpoints["wte"], result.checkpoints["wte"])  # seeded
 
 

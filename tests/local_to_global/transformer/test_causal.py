@@ -71,7 +71,7 @@ def _trained_loss(attention: str) -> tuple[float, float]:
     standard error (from the spread of per-sequence losses)."""
     torch.set_num_threads(1)  # as the pipeline's jobs (settings.threads); tiny matrices gain nothing from more
     settings = run_settings({**RUN, "attention": attention})
-    result = train(CHAIN, "standard", 1, settings, progress=False)
+    result = train(settings, "standard", 1, progress=False)
     model = make_model(settings)
     with torch.no_grad():
         for name, param in model.named_parameters():

@@ -215,7 +215,7 @@ def test_training_on_both_paths_gives_the_same_losses():
         "seeds": [1],
     }
     runs = {
-        name: train(CHAIN, "standard", 1, run_settings({**settings, "attention": name}), progress=False)
+        name: train(run_settings({**settings, "attention": name}), "standard", 1, progress=False)
         for name in ("fast", "sdpa")
     }
     fast, sdpa = runs["fast"].losses, runs["sdpa"].losses

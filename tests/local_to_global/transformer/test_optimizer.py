@@ -98,18 +98,15 @@ def test_one_cycle_leaves_the_adam_betas_alone():
 
 
 def test_training_reports_progress_with_both_losses(capsys):
-    from replication.papers.local_to_global.markov import MarkovChain
     from replication.papers.local_to_global.transformer.train import train
 
     settings = {**copy.deepcopy(SETTINGS), "steps": 8, "chunk": 4, "eval_every": 4, "checkpoints": []}
-    result = train(
-        MarkovChain(0.2, 0.3), "standard", 3, run_settings(settings), name="bar/standard/seed3", progress=True
-    )
+    result = train(run_settings(settings), "standard", 3, name="bar/standard/seed3", progress=True)
     err = capsys.readouterr().err
     assert "bar/standard/seed3" in err and "8/8" in err
     last = result.losses.test_loss.dropna().iloc[-1]
     assert f"train={result.losses.train_loss.iloc[-1]:.4f}" in err and f"test={last:.4f}" in err
-    train(MarkovChain(0.2, 0.3), "standard", 3, run_settings(settings), name="quiet", progress=False)
+    train(run_settings(settings), "standard", 3, name="quiet", progress=False)
     assert "quiet" not in capsys.readouterr().err
 
 

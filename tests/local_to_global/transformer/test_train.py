@@ -25,7 +25,7 @@ CLAIMS_SETTINGS = transformer_claim_settings()
 @pytest.fixture(scope=shared_scope)
 def run():
     torch.set_num_threads(1)
-    return train(CHAIN, "ours", 1, run_settings(SETTINGS), name="test/ours/seed1", progress=False)
+    return train(run_settings(SETTINGS), "ours", 1, name="test/ours/seed1", progress=False)
 
 
 def test_a_short_run_reduces_the_test_loss(run):
@@ -64,11 +64,11 @@ def test_checkpoints_hold_every_parameter_at_the_configured_steps(run):
 
 
 def test_same_seed_same_run_and_other_seed_differs(run):
-    again = train(CHAIN, "ours", 1, run_settings(SETTINGS), progress=False)
+    again = train(run_settings(SETTINGS), "ours", 1, progress=False)
     pd.testing.assert_frame_equal(again.losses, run.losses)
     for name in run.checkpoints:
         np.testing.assert_array_equal(again.checkpoints[name], run.checkpoints[name])
-    other = train(CHAIN, "ours", 2, run_settings({**SETTINGS, "steps": 8}), progress=False)
+    other = train(run_settings({**SETTINGS, "steps": 8}), "ours", 2, progress=False)
     assert not np.allclose(other.losses.test_loss.iloc[:5].dropna(), run.losses.test_loss.iloc[:5].dropna())
 
 
@@ -76,7 +76,7 @@ def test_sgd_is_available():
     settings = copy.deepcopy(SETTINGS)
     settings["optimizer"].update(name="sgd", lr=0.5, momentum=0.9)
     settings["schedule"]["name"] = "constant"
-    result = train(CHAIN, "standard", 1, run_settings({**settings, "steps": 40}), progress=False)
+    result = train(run_settings({**settings, "steps": 40}), "standard", 1, progress=False)
     assert (result.losses.lr.iloc[1:] == 0.5).all()
     tested = result.losses.test_loss.dropna()
     assert tested.iloc[-3:].mean() < tested.iloc[0] - 0.005  # at least the bias is learnt
@@ -88,10 +88,9 @@ def test_a_diverging_run_fails_naming_the_run_and_step():
     settings["schedule"]["name"] = "constant"
     with pytest.raises(NonFiniteLoss, match=r"fig4/standard/seed7: training loss is (nan|inf) at step 2"):
         train(
-            CHAIN,
+            run_settings({**settings, "eval_every": 1000}),
             "standard",
             7,
-            run_settings({**settings, "eval_every": 1000}),
             name="fig4/standard/seed7",
             progress=False,
         )
@@ -194,20 +193,17 @@ def test_stream_seeds_are_fixed_63_bit_numbers():
 def test_rank_one_value_defaults_to_the_input_side():
     default = schema_defaults()["local_to_global"]["transformer"]["rank_one_value"]
     settings = {**SETTINGS, "steps": 4, "checkpoints": [0]}
-    implicit = train(
-        CHAIN, "rank_one", 5, run_settings({**settings, "rank_one_value": default}), progress=False
-    ).checkpoints["W_V"]
-    explicit = train(
-        CHAIN, "rank_one", 5, run_settings({**settings, "rank_one_value": "input"}), progress=False
-    ).checkpoints["W_V"]
-    output = train(
-        CHAIN, "rank_one", 5, run_settings({**settings, "rank_one_value": "output"}), progress=False
-    ).checkpoints["W_V"]
+
+    def value_matrix(rank_one_value):
+        run = train(run_settings({**settings, "rank_one_value": rank_one_value}), "rank_one", 5, progress=False)
+        return run.checkpoints["W_V"]
+
+    implicit, explicit, output = value_matrix(default), value_matrix("input"), value_matrix("output")
     assert np.array_equal(implicit[0], explicit[0]) and not np.allclose(implicit[0], output[0])
     assert np.allclose(implicit[0], output[0].T)
     without = {key: value for key, value in settings.items() if key != "rank_one_value"}
     with pytest.raises(ValueError, match="missing rank_one_value"):  # no default in the code: the config has it
-        train(CHAIN, "rank_one", 5, run_settings(without), progress=False)
+        train(run_settings(without), "rank_one", 5, progress=False)
 
 
 def test_claims_5_and_6_text():

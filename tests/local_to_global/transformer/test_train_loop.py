@@ -42,7 +42,7 @@ def _settings(**changes):
 
 def test_every_step_is_trained_and_logged_when_the_last_chunk_is_short():
     """9 steps in chunks of 4: 1-4, 5-8, 9. Step 0 has no training loss and no learning rate."""
-    result = train(CHAIN, "standard", 1, _settings(), progress=False)
+    result = train(_settings(), "standard", 1, progress=False)
     losses = result.losses
     assert list(losses.columns) == ["step", "lr", "train_loss", "test_loss"]
     assert list(losses.step) == list(range(10))
@@ -56,7 +56,7 @@ def test_every_step_is_trained_and_logged_when_the_last_chunk_is_short():
 
 
 def test_without_checkpoints_the_step_array_is_empty():
-    result = train(CHAIN, "standard", 1, _settings(checkpoints=[]), progress=False)
+    result = train(_settings(checkpoints=[]), "standard", 1, progress=False)
     assert list(result.checkpoints) == ["step"]
     assert result.checkpoints["step"].shape == (0,)
 
@@ -65,7 +65,7 @@ def test_the_test_loss_at_step_0_is_the_loss_of_the_initial_model_on_a_fresh_bat
     """Independent check of the first test loss: the model at checkpoint 0 evaluated on the first
     batch of the test stream (seed stream 2), which is what ``test_loss`` at step 0 must be."""
     settings = _settings()
-    result = train(CHAIN, "standard", 1, settings, progress=False)
+    result = train(settings, "standard", 1, progress=False)
     model = train_module.make_model(settings)
     with torch.no_grad():
         for name, param in model.named_parameters():
@@ -78,7 +78,7 @@ def test_the_test_loss_at_step_0_is_the_loss_of_the_initial_model_on_a_fresh_bat
 def test_a_model_that_starts_non_finite_fails_at_step_0_naming_the_run():
     settings = _settings(sigma=1e38)  # logits overflow at the initial parameters
     with pytest.raises(NonFiniteLoss, match=r"^fig3/standard/seed2: test loss is (nan|inf|-inf) at step 0$"):
-        train(CHAIN, "standard", 2, settings, name="fig3/standard/seed2", progress=False)
+        train(settings, "standard", 2, name="fig3/standard/seed2", progress=False)
 
 
 def test_a_test_loss_that_blows_up_is_reported_at_its_step():
@@ -86,13 +86,13 @@ def test_a_test_loss_that_blows_up_is_reported_at_its_step():
     blows the parameters up, so the test loss after it (step 1, its own chunk) is the first bad one."""
     settings = _settings(optimizer={"name": "sgd", "lr": 1e30}, schedule={"name": "constant"}, chunk=1, eval_every=1)
     with pytest.raises(NonFiniteLoss, match=r"^blow-up: test loss is (nan|inf|-inf) at step 1$"):
-        train(CHAIN, "standard", 7, settings, name="blow-up", progress=False)
+        train(settings, "standard", 7, name="blow-up", progress=False)
 
 
 def test_the_default_run_name_is_run():
     settings = _settings(optimizer={"name": "sgd", "lr": 1e30}, schedule={"name": "constant"}, eval_every=1000)
     with pytest.raises(NonFiniteLoss, match=r"^run: training loss is (nan|inf|-inf) at step 2$"):
-        train(CHAIN, "standard", 7, settings, progress=False)
+        train(settings, "standard", 7, progress=False)
 
 
 class FrozenClock:
@@ -106,7 +106,7 @@ def test_progress_is_shown_by_default_without_a_redraw_per_chunk(capsys, monkeyp
     import tqdm.std
 
     monkeypatch.setattr(tqdm.std, "time", FrozenClock())
-    train(CHAIN, "standard", 1, _settings(steps=8, chunk=1, eval_every=2), name="tiny")
+    train(_settings(steps=8, chunk=1, eval_every=2), "standard", 1, name="tiny")
     err = capsys.readouterr().err
     assert "tiny" in err and "8/8" in err
     # chunks end at steps 1..7 without printing (the bar is drawn at the start and at the end only)
@@ -118,7 +118,7 @@ def test_each_noise_hook_has_its_own_name(monkeypatch):
     streams named after the run and the step, so that no two hooks share their noise."""
     calls = []
     monkeypatch.setattr(train_module, "perturb_module", lambda model, name: calls.append(name))
-    train(CHAIN, "standard", 1, _settings(steps=5), name="fig4/ours/seed3", progress=False)
+    train(_settings(steps=5), "standard", 1, name="fig4/ours/seed3", progress=False)
     assert len(calls) == 6 and len(set(calls)) == 6
     assert calls[0] == "transformer/fig4/ours/seed3"
     assert all(call.startswith("transformer/fig4/ours/seed3/") for call in calls[1:])
@@ -127,9 +127,9 @@ def test_each_noise_hook_has_its_own_name(monkeypatch):
 
 def test_noise_members_move_the_run_reproducibly(monkeypatch):
     monkeypatch.setenv(VARIABLE, "2")
-    first = train(CHAIN, "standard", 1, _settings(), name="a", progress=False)
-    again = train(CHAIN, "standard", 1, _settings(), name="a", progress=False)
-    other = train(CHAIN, "standard", 1, _settings(), name="b", progress=False)
+    first = train(_settings(), "standard", 1, name="a", progress=False)
+    again = train(_settings(), "standard", 1, name="a", progress=False)
+    other = train(_settings(), "standard", 1, name="b", progress=False)
     for key in ("e", "W_V"):
         assert np.array_equal(first.checkpoints[key], again.checkpoints[key])
         # another run's name draws other noise from the very first hook on
@@ -152,7 +152,7 @@ def test_batch_stream_serves_the_sampled_chunks_in_order():
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_training_on_cuda_keeps_everything_on_the_device_and_returns_host_arrays():
     settings = _settings(device="cuda")
-    result = train(CHAIN, "standard", 1, settings, progress=False)
+    result = train(settings, "standard", 1, progress=False)
     assert result.losses.train_loss[1:].notna().all()
     assert isinstance(result.checkpoints["e"], np.ndarray)
     stream = BatchStream(CHAIN, 2, 4, 0, 2, device="cuda")

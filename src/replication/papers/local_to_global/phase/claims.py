@@ -12,32 +12,16 @@ import pandas as pd
 from replication.claims import Claim, not_checkable, over_runs, over_seeds
 
 from ..transformer.settings import TransformerClaimSettings
-from ..transformer.structure import structure_table
-from .cells import PREDICTION_CHECKS, PredictionCheck, canonical_prediction
+from .grid import Cell
+from .prediction import PREDICTION_CHECKS, PredictionCheck, canonical_prediction
 from .settings import PhaseSettings
 
 PAPER = "Local to Global"
 FIGURE = "Phase diagram (beyond the paper)"
 
 
-def final_structure(final: dict[str, np.ndarray], init: str, seed: int) -> dict:
-    """Top share of W_1 and W_V and their alignment with e after a run's last step (the structure
-    of Fig. 3, one checkpoint)."""
-    checkpoint = {"step": np.array([0])}
-    for name in ("e", "W_1", "W_V"):
-        checkpoint[name] = final[f"{init}/seed{seed}/{name}"][None]
-    table = structure_table(checkpoint).set_index("matrix")
-    w1, wv = table.loc["W_1"], table.loc["W_V"]
-    return {
-        "share_W_1": float(w1.top_share),
-        "share_W_V": float(wv.top_share),
-        "cos_e_W_1": float(w1.cos_e_input),
-        "cos_e_W_V": float(np.nanmax([wv.cos_e_input, wv.cos_e_output])),
-    }
-
-
 def _cell_id(claim: str, row) -> str:
-    return f"{claim} (p={row.p:g}, q={row.q:g})"
+    return f"{claim} ({Cell.keyed(row.p, row.q).label})"
 
 
 def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, describe) -> list[Claim]:
@@ -179,7 +163,7 @@ def _prediction_claims(
 def phase_claims(
     runs: pd.DataFrame, cells: pd.DataFrame, phase: PhaseSettings, settings: TransformerClaimSettings
 ) -> list[Claim]:
-    """``runs``: measures.csv with the final structure columns (``final_structure``); ``cells``: cells.csv."""
+    """``runs``: measures.csv (with the final structure, ``measures.final_structure``); ``cells``: cells.csv."""
     share, cos_e = settings.share_fig3, settings.cos_e
     standard_cells = cells[cells.init == "standard"].reset_index(drop=True)
     claims = _per_cell(

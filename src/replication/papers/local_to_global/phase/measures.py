@@ -1,5 +1,6 @@
 """What the phase diagram measures in a run: the excess loss over the chain's own cross-entropy,
-the fraction of the gap closed, the plateau, the escape and whether a cell can be judged at all.
+the fraction of the gap closed, the plateau, the escape, whether a cell can be judged at all, and
+the rank-one structure of the run's final weights.
 
 Common random numbers: every test batch is scored three times, by the model (m), by the true
 chain's own kernel (c, the entropy rate's predictor) and by the unigram predictor pi (u, the
@@ -17,6 +18,7 @@ import pandas as pd
 import torch
 
 from ..markov import MarkovChain
+from ..transformer.structure import structure_table
 from .settings import MeasureSettings
 
 
@@ -99,6 +101,22 @@ def run_measures(
         "noise_gap": float(np.std(u - c, ddof=1)),
         "noise_closed": float(np.std(per_batch, ddof=1)),
         "noise_closed_fixed": float(np.std(fixed, ddof=1)),
+    }
+
+
+def final_structure(final: dict[str, np.ndarray], init: str, seed: int) -> dict:
+    """Top share of W_1 and W_V and their alignment with e after a run's last step (the structure
+    of Fig. 3, one checkpoint; claim 6g per cell); ``final``: its cell's final.npz."""
+    checkpoint = {"step": np.array([0])}
+    for name in ("e", "W_1", "W_V"):
+        checkpoint[name] = final[f"{init}/seed{seed}/{name}"][None]
+    table = structure_table(checkpoint).set_index("matrix")
+    w1, wv = table.loc["W_1"], table.loc["W_V"]
+    return {
+        "share_W_1": float(w1.top_share),
+        "share_W_V": float(wv.top_share),
+        "cos_e_W_1": float(w1.cos_e_input),
+        "cos_e_W_V": float(np.nanmax([wv.cos_e_input, wv.cos_e_output])),
     }
 
 

@@ -12,14 +12,14 @@ import pandas as pd
 from replication.claims import cell_holds
 
 from ..transformer.plots import INIT_LABELS
-from .cells import PredictionCheck, canonical_prediction, prediction_check
+from .prediction import PredictionCheck, canonical_prediction, prediction_check
 
 HEATMAP_PANELS = (
     ("median_plateau", "median plateau length (iterations)"),
     ("on_plateau_window", "fraction not escaped by {window}"),
     ("on_plateau_horizon", "fraction not escaped by {horizon}"),
 )
-# The step whose claim a panel outlines (phase.cells.PREDICTION_CHECKS); the median has none.
+# The step whose claim a panel outlines (phase.prediction.PREDICTION_CHECKS); the median has none.
 PANEL_STEPS = {"on_plateau_window": "window", "on_plateau_horizon": "horizon"}
 
 

@@ -9,16 +9,8 @@ from dataclasses import dataclass
 from replication.settings import from_mapping
 
 from ..markov import MarkovChain
-from ..transformer.settings import RunSettings, TransformerSettings, paper_window
-
-# The line p + q = 1 (i.i.d. data, no gap to close) is left out of the grid; float sums such as
-# 0.7 + 0.3 miss 1 by rounding only.
-_ON_THE_LINE = 1e-9
-
-
-def off_the_line(p: float, q: float) -> bool:
-    """Whether (p, q) is a cell of the grid: not on the line p + q = 1."""
-    return abs(p + q - 1) > _ON_THE_LINE
+from ..transformer.settings import ExperimentSettings, RunSettings, TransformerSettings, paper_window
+from .grid import Cell, off_the_line
 
 
 @dataclass(frozen=True)
@@ -50,14 +42,25 @@ class PhaseSettings:
     measures: MeasureSettings
 
     @property
-    def chains(self) -> list[MarkovChain]:
+    def cells(self) -> list[Cell]:
         """Every cell of the grid, p-major, without the cells on p + q = 1."""
-        return [MarkovChain(p, q) for p in self.p for q in self.q if off_the_line(p, q)]
+        return [Cell(MarkovChain(p, q)) for p in self.p for q in self.q if off_the_line(p, q)]
 
     @property
     def runs(self) -> list[tuple[str, int]]:
         """(init, seed) of every run of one cell."""
         return [(init, seed) for init in self.inits for seed in self.seeds]
+
+    def experiment(self, cell: Cell) -> ExperimentSettings:
+        """The runs of one cell: every (init, seed) on its chain, to the horizon, no checkpoints."""
+        return ExperimentSettings(
+            chain=cell.chain,
+            inits=self.inits,
+            seeds=self.seeds,
+            steps=self.horizon,
+            eval_every=self.eval_every,
+            checkpoints=(),
+        )
 
 
 # Where the cells' runs and the measures live (results of the workflow's working directory).
@@ -66,18 +69,7 @@ PHASE_DIR = "results/local_to_global/phase"
 
 def cell_files(phase: PhaseSettings, name: str) -> list[str]:
     """The file ``name`` of every cell of the grid, in grid order."""
-    return [f"{PHASE_DIR}/cells/{cell_name(chain)}/{name}" for chain in phase.chains]
-
-
-def cell_name(chain: MarkovChain) -> str:
-    """The cell's folder and wildcard value, e.g. ``p0.2_q0.3``."""
-    return f"p{chain.p:g}_q{chain.q:g}"
-
-
-def cell_chain(name: str) -> MarkovChain:
-    """The chain of a cell name (inverse of ``cell_name``)."""
-    p, q = name.removeprefix("p").split("_q")
-    return MarkovChain(float(p), float(q))
+    return [f"{PHASE_DIR}/cells/{cell.name}/{name}" for cell in phase.cells]
 
 
 def phase_settings(section: Mapping) -> PhaseSettings:
@@ -85,22 +77,9 @@ def phase_settings(section: Mapping) -> PhaseSettings:
     return from_mapping(PhaseSettings, {**section["phase"], "window": paper_window(section)})
 
 
-def phase_run_settings(transformer: TransformerSettings, phase: PhaseSettings, chain: MarkovChain) -> RunSettings:
+def phase_run_settings(transformer: TransformerSettings, phase: PhaseSettings, cell: Cell) -> RunSettings:
     """One cell's training settings: the transformer's shared settings (model, optimiser, attention,
-    ...) with the cell's chain, run to the horizon over a one-cycle schedule of the horizon."""
-    shared = {
-        field.name: getattr(transformer, field.name)
-        for field in dataclasses.fields(RunSettings)
-        if hasattr(transformer, field.name)
-    }
-    schedule = dataclasses.replace(transformer.schedule, horizon=phase.horizon)
-    return RunSettings(
-        **{**shared, "schedule": schedule},
-        embedding="scalar",
-        chain=chain,
-        inits=phase.inits,
-        seeds=phase.seeds,
-        steps=phase.horizon,
-        eval_every=phase.eval_every,
-        checkpoints=(),
-    )
+    ...) with the cell's runs (``PhaseSettings.experiment``), made as every run's are
+    (``TransformerSettings.run_of``), over a one-cycle schedule of the horizon."""
+    run = transformer.run_of(phase.experiment(cell))
+    return dataclasses.replace(run, schedule=dataclasses.replace(run.schedule, horizon=phase.horizon))

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from replication.settings import from_mapping
 
-from ..markov import MarkovChain
-from ..phase.settings import PHASE_DIR, PhaseSettings, cell_name
+from ..phase.grid import Cell
+from ..phase.settings import PHASE_DIR, PhaseSettings
 
 PLATEAU_DIR = "results/local_to_global/plateau"
 INIT = "standard"  # the init whose plateau the canonical model explains (Thm 1: the local minimum at e = 0)
@@ -38,14 +38,14 @@ def plateau_settings(section: Mapping) -> PlateauSettings:
     return from_mapping(PlateauSettings, section["plateau"])
 
 
-def plateau_chains(phase: PhaseSettings) -> list[MarkovChain]:
+def plateau_cells(phase: PhaseSettings) -> list[Cell]:
     """The phase grid's cells above the line (p + q > 1), where the plateau is the canonical model's
     local minimum, in grid order."""
-    return [chain for chain in phase.chains if chain.p + chain.q > 1]
+    return [cell for cell in phase.cells if cell.chain.p + cell.chain.q > 1]
 
 
 def plateau_files(phase: PhaseSettings, name: str) -> list[str]:
-    return [f"{PLATEAU_DIR}/cells/{cell_name(chain)}/{name}" for chain in plateau_chains(phase)]
+    return [f"{PLATEAU_DIR}/cells/{cell.name}/{name}" for cell in plateau_cells(phase)]
 
 
 __all__ = [
@@ -54,7 +54,7 @@ __all__ = [
     "PLATEAU_DIR",
     "HessianSettings",
     "PlateauSettings",
-    "plateau_chains",
+    "plateau_cells",
     "plateau_files",
     "plateau_settings",
 ]

@@ -126,11 +126,15 @@ class TransformerSettings(TrainingSettings):
     ablation: AblationSettings
 
     def run(self, experiment: str) -> RunSettings:
-        """The shared training settings with one experiment's (chain, steps, eval_every, ...)."""
+        """The shared training settings with the experiment ``experiment``'s (chain, steps, ...)."""
+        return self.run_of(self.experiments[experiment])
+
+    def run_of(self, experiment: ExperimentSettings) -> RunSettings:
+        """The shared training settings with ``experiment``'s, in the paper's scalar embedding: the one
+        way a run's settings are made, for a figure's experiment and for any other (a phase cell)."""
         training = {field.name: getattr(self, field.name) for field in fields(TrainingSettings)}
-        spec = self.experiments[experiment]
-        experiment_fields = {field.name: getattr(spec, field.name) for field in fields(ExperimentSettings)}
-        return RunSettings(**training, **experiment_fields, embedding="scalar")
+        own = {field.name: getattr(experiment, field.name) for field in fields(ExperimentSettings)}
+        return RunSettings(**training, **own, embedding="scalar")
 
     def runs(self, experiment: str) -> list[tuple[str, int]]:
         """(init, seed) of every run of an experiment, in config order."""

@@ -18,7 +18,6 @@ from tqdm import tqdm
 from replication.perturbation import perturb_module
 
 from ..data import BatchStream
-from ..markov import MarkovChain
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
 from .settings import RunSettings
 
@@ -107,26 +106,9 @@ class Monitor:
         return False
 
 
-def train(
-    chain: MarkovChain,
-    init: str,
-    seed: int,
-    settings: RunSettings,
-    name: str = "run",
-    progress: bool = True,
-    monitor: Monitor | None = None,
-) -> TrainResult:
-    """Train from ``init`` with every random draw from ``seed``; raise NonFiniteLoss naming ``name`` and the step.
-
-    A ``monitor`` that asks to stop ends the run early: the learning-rate schedule stays that of the
-    full run (or its ``horizon``), and the losses end at the last step taken.
-    """
-    device = resolve_device(settings.device)
-    steps, every = settings.steps, settings.eval_every
-    batch, context, chunk = settings.batch_size, settings.model.context, settings.chunk
-    ckpt_steps = sorted({s for s in settings.checkpoints if s <= steps})
-
-    # Initialise on the CPU so that every device starts from the same parameters.
+def _initial_model(settings: RunSettings, init: str, seed: int, name: str, device: torch.device) -> MarkovTransformer:
+    """The model at step 0 on ``device``: initialised on the CPU (every device starts from the same
+    parameters) from the seed's init stream, then moved (and, in an ensemble member, perturbed)."""
     generator = torch.Generator().manual_seed(stream_seed(seed, _INIT))
     if settings.embedding == "two_symbol":
         from .ablation import build_two_symbol  # the authors' vocabulary-2 embedding (Fig. 3 ablation)
@@ -135,11 +117,44 @@ def train(
     else:
         model = initialise(make_model(settings), init, settings.sigma, generator, settings.rank_one_value)
     perturb_module(model, f"transformer/{name}")  # numerical-noise ensembles only; a no-op otherwise
-    model = model.to(device)
+    return model.to(device)
+
+
+def _losses(last: int, lrs: np.ndarray, train_loss: torch.Tensor, test_loss: torch.Tensor) -> pd.DataFrame:
+    """The losses table of a run that ended at step ``last`` (TrainResult.losses)."""
+    return pd.DataFrame(
+        {
+            "step": np.arange(last + 1),
+            "lr": lrs[: last + 1],
+            "train_loss": train_loss[: last + 1].cpu().numpy().astype(float),
+            "test_loss": test_loss[: last + 1].cpu().numpy().astype(float),
+        }
+    )
+
+
+def train(
+    settings: RunSettings,
+    init: str,
+    seed: int,
+    name: str = "run",
+    progress: bool = True,
+    monitor: Monitor | None = None,
+) -> TrainResult:
+    """Train on ``settings.chain`` from ``init`` with every random draw from ``seed``; raise
+    NonFiniteLoss naming ``name`` and the step.
+
+    A ``monitor`` that asks to stop ends the run early: the learning-rate schedule stays that of the
+    full run (or its ``horizon``), and the losses end at the last step taken.
+    """
+    device = resolve_device(settings.device)
+    steps, every = settings.steps, settings.eval_every
+    batch, context, chunk = settings.batch_size, settings.model.context, settings.chunk
+    ckpt_steps = sorted({s for s in settings.checkpoints if s <= steps})
+    model = _initial_model(settings, init, seed, name, device)
     optimizer = make_optimizer(model, settings)
     schedule = make_schedule(optimizer, settings, steps)
-    train_data = BatchStream(chain, batch, context, stream_seed(seed, _TRAIN), chunk, device)
-    test_data = BatchStream(chain, batch, context, stream_seed(seed, _TEST), chunk, device)
+    train_data = BatchStream(settings.chain, batch, context, stream_seed(seed, _TRAIN), chunk, device)
+    test_data = BatchStream(settings.chain, batch, context, stream_seed(seed, _TEST), chunk, device)
 
     # Losses stay on the device until a chunk ends: one host sync per chunk, not per step.
     train_loss = torch.full((steps + 1,), float("nan"), device=device)
@@ -187,17 +202,9 @@ def train(
             break
     bar.close()
 
-    losses = pd.DataFrame(
-        {
-            "step": np.arange(last + 1),
-            "lr": lrs[: last + 1],
-            "train_loss": train_loss[: last + 1].cpu().numpy().astype(float),
-            "test_loss": test_loss[: last + 1].cpu().numpy().astype(float),
-        }
-    )
     checkpoints = {"step": np.array(ckpt_steps), **stack_snapshots(snapshots)} if snapshots else {"step": np.array([])}
     final = {name: value.detach().cpu().numpy() for name, value in model.named_parameters()}
-    return TrainResult(losses, checkpoints, final)
+    return TrainResult(_losses(last, lrs, train_loss, test_loss), checkpoints, final)
 
 
 def train_and_write(settings: RunSettings, init: str, seed: int, run: str, losses_path, checkpoints_path) -> None:
@@ -206,7 +213,7 @@ def train_and_write(settings: RunSettings, init: str, seed: int, run: str, losse
 
     log = logging.getLogger("replication")
     log.info("run %s: %s", run, {k: getattr(settings, k) for k in ("steps", "eval_every", "checkpoints", "device")})
-    result = train(settings.chain, init, seed, settings, name=run)
+    result = train(settings, init, seed, name=run)
     final = result.losses.dropna(subset=["test_loss"]).iloc[-1]
     log.info("run %s: final test loss %.4f at step %d", run, final.test_loss, final.step)
     write_npz(checkpoints_path, **result.checkpoints)

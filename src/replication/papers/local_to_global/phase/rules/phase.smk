@@ -7,11 +7,10 @@
 # Self-contained: included before or after the package's other rule files (sorted by path).
 from replication.papers.local_to_global import PAPER as L2G_PHASE_PAPER
 from replication.papers.local_to_global.phase import MANIFEST as L2G_PHASE_MANIFEST
+from replication.papers.local_to_global.phase.grid import Cell as L2GPhaseCell
 from replication.papers.local_to_global.phase.settings import (
     PHASE_DIR as L2G_PHASE_DIR,
-    cell_chain,
     cell_files,
-    cell_name,
     phase_run_settings,
     phase_settings,
 )
@@ -20,7 +19,7 @@ from replication.papers.local_to_global.transformer.settings import transformer_
 L2G_PHASE = phase_settings(config["local_to_global"])
 L2G_PHASE_TRANSFORMER = transformer_settings(config["local_to_global"])  # the shared training settings
 L2G_PHASE_FIGURES = L2G_PHASE_PAPER.figures_dir
-L2G_PHASE_CELLS = [cell_name(chain) for chain in L2G_PHASE.chains]
+L2G_PHASE_CELLS = [cell.name for cell in L2G_PHASE.cells]
 L2G_PHASE_CLAIMS = register_claims(f"{L2G_PHASE_DIR}/claims.csv", manifest=L2G_PHASE_MANIFEST)
 
 
@@ -47,7 +46,7 @@ rule l2g_phase_cell:
         runtime=60,
     params:
         settings=lambda wildcards: rule_param(
-            phase_run_settings(L2G_PHASE_TRANSFORMER, L2G_PHASE, cell_chain(wildcards.cell))
+            phase_run_settings(L2G_PHASE_TRANSFORMER, L2G_PHASE, L2GPhaseCell.named(wildcards.cell))
         ),
         stop=rule_param(L2G_PHASE.stop),
         smooth=L2G_PHASE.measures.smooth,  # the stopping rule's window; the other measures are post hoc
@@ -56,10 +55,12 @@ rule l2g_phase_cell:
 
 
 rule l2g_phase_measures:
-    """Per run: excess loss, plateau, escape, final closed fraction, noise; per cell: resolvability."""
+    """Per run: excess loss, plateau, escape, final closed fraction, noise, the rank-one structure of
+    its final weights; per cell: resolvability."""
     input:
         evaluations=cell_files(L2G_PHASE, "evaluations.csv"),
         runs=cell_files(L2G_PHASE, "runs.csv"),
+        final=cell_files(L2G_PHASE, "final.npz"),
     output:
         runs=f"{L2G_PHASE_DIR}/measures.csv",
         cells=f"{L2G_PHASE_DIR}/cells.csv",
@@ -114,7 +115,6 @@ rule l2g_phase_claims:
     input:
         runs=rules.l2g_phase_measures.output.runs,
         cells=rules.l2g_phase_measures.output.cells,
-        final=cell_files(L2G_PHASE, "final.npz"),
     output:
         L2G_PHASE_CLAIMS,
     log:
@@ -123,7 +123,6 @@ rule l2g_phase_claims:
     conda:
         ENVIRONMENT
     params:
-        cells=L2G_PHASE_CELLS,
         phase=rule_param(L2G_PHASE),
         claims=rule_param(L2G_PHASE_TRANSFORMER.claims),
     script:

@@ -1,21 +1,15 @@
-"""Claims of the phase diagram per (p, q) cell over seeds (results/local_to_global/phase/claims.csv)."""
+"""Claims of the phase diagram per (p, q) cell over seeds (results/local_to_global/phase/claims.csv),
+from the measures alone."""
 
-import numpy as np
 import pandas as pd
 
 from replication.claims import write_claims
 from replication.io import log_to
-from replication.papers.local_to_global.phase.claims import final_structure, phase_claims
+from replication.papers.local_to_global.phase.claims import phase_claims
 
 log = log_to(snakemake.log[0])
 runs = pd.read_csv(snakemake.input.runs)
 cells = pd.read_csv(snakemake.input.cells)
-finals = {}
-for cell, path in zip(snakemake.params.cells, snakemake.input.final):
-    with np.load(path) as archive:
-        finals[cell] = dict(archive)
-structure = [final_structure(finals[f"p{r.p:g}_q{r.q:g}"], r.init, int(r.seed)) for r in runs.itertuples()]
-runs = pd.concat([runs, pd.DataFrame(structure)], axis=1)
 claims = phase_claims(runs, cells, snakemake.params.phase, snakemake.params.claims)
 for claim in claims:
     log.info("%s [%s] holds=%s over %d runs", claim.claim_id, claim.kind, claim.holds, claim.n_runs)

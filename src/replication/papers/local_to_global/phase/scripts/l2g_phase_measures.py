@@ -1,17 +1,24 @@
-"""The phase diagram's measures: one row per run (measures.csv) and per (cell, init) (cells.csv)."""
+"""The phase diagram's measures: one row per run (measures.csv, with the structure of its final
+weights) and per (cell, init) (cells.csv)."""
 
+import numpy as np
 import pandas as pd
 
 from replication.io import log_to, write_csv
-from replication.papers.local_to_global.phase.cells import measure_runs, summarise_cells
-from replication.papers.local_to_global.phase.settings import cell_chain
+from replication.papers.local_to_global.phase.grid import Cell
+from replication.papers.local_to_global.phase.tables import measure_runs, summarise_cells
+from replication.papers.local_to_global.phase.training import CellOutputs
+
+
+def read_cell(evaluations: str, runs: str, final: str) -> CellOutputs:
+    with np.load(final) as archive:
+        return CellOutputs(pd.read_csv(evaluations), pd.read_csv(runs), dict(archive))
+
 
 log = log_to(snakemake.log[0])
 phase = snakemake.params.phase
-cells = {
-    cell_chain(cell): (pd.read_csv(evaluations), pd.read_csv(runs))
-    for cell, evaluations, runs in zip(snakemake.params.cells, snakemake.input.evaluations, snakemake.input.runs)
-}
+files = zip(snakemake.input.evaluations, snakemake.input.runs, snakemake.input.final)
+cells = {Cell.named(name): read_cell(*paths) for name, paths in zip(snakemake.params.cells, files)}
 runs = measure_runs(cells, phase)
 summary = summarise_cells(runs, phase)
 log.info(

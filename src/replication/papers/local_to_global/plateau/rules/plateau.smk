@@ -5,9 +5,8 @@
 
 # Self-contained: included before or after the package's other rule files (sorted by path).
 from replication.papers.local_to_global import PAPER as L2G_PLATEAU_PAPER
+from replication.papers.local_to_global.phase.grid import Cell as L2GPhaseCell
 from replication.papers.local_to_global.phase.settings import (
-    cell_chain as l2g_plateau_cell_chain,
-    cell_name as l2g_plateau_cell_name,
     phase_run_settings as l2g_plateau_run_settings,
     phase_settings as l2g_plateau_phase_settings,
 )
@@ -15,7 +14,7 @@ from replication.papers.local_to_global.plateau import MANIFEST as L2G_PLATEAU_M
 from replication.papers.local_to_global.plateau.settings import (
     PHASE_DIR as L2G_PLATEAU_PHASE_DIR,
     PLATEAU_DIR as L2G_PLATEAU_DIR,
-    plateau_chains,
+    plateau_cells,
     plateau_files,
     plateau_settings,
 )
@@ -24,7 +23,7 @@ from replication.papers.local_to_global.transformer.settings import transformer_
 L2G_PLATEAU = plateau_settings(config["local_to_global"])
 L2G_PLATEAU_PHASE = l2g_plateau_phase_settings(config["local_to_global"])
 L2G_PLATEAU_TRAINING = l2g_plateau_transformer(config["local_to_global"])
-L2G_PLATEAU_CELLS = [l2g_plateau_cell_name(chain) for chain in plateau_chains(L2G_PLATEAU_PHASE)]
+L2G_PLATEAU_CELLS = [cell.name for cell in plateau_cells(L2G_PLATEAU_PHASE)]
 L2G_PLATEAU_CLAIMS = register_claims(f"{L2G_PLATEAU_DIR}/claims.csv", manifest=L2G_PLATEAU_MANIFEST)
 L2G_PLATEAU_FIGURES = L2G_PLATEAU_PAPER.figures_dir
 
@@ -50,7 +49,7 @@ rule l2g_plateau_points:
         runtime=60,
     params:
         settings=lambda wildcards: rule_param(
-            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, l2g_plateau_cell_chain(wildcards.cell))
+            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, L2GPhaseCell.named(wildcards.cell))
         ),
         plateau=rule_param(L2G_PLATEAU),
     script:

@@ -6,7 +6,7 @@ from tqdm import tqdm
 
 from replication.compute import prepare_training_job
 from replication.io import log_to, write_csv
-from replication.papers.local_to_global.phase.settings import cell_chain
+from replication.papers.local_to_global.phase.grid import Cell
 from replication.papers.local_to_global.plateau.spectrum import cell_spectra
 
 log = log_to(snakemake.log[0])
@@ -30,7 +30,12 @@ def progress(row):
 
 
 spectra = cell_spectra(
-    points, arrays, cell_chain(snakemake.wildcards.cell), snakemake.params.context, snakemake.params.hessian, progress
+    points,
+    arrays,
+    Cell.named(snakemake.wildcards.cell).chain,
+    snakemake.params.context,
+    snakemake.params.hessian,
+    progress,
 )
 bar.close()
 write_csv(spectra, snakemake.output[0])

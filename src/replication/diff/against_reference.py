@@ -1,9 +1,11 @@
-"""Every registered figure against a reference set: one summary row per compared quantity."""
+"""The diff against a reference set (``make diff``): every registered figure against its reference,
+one summary row per compared quantity, and the verdict of each figure."""
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +86,17 @@ def _quantity_row(base: dict, quantity: str, deviation: float, tolerance: float,
     }
 
 
+@dataclass(frozen=True)
+class _Tolerances:
+    """What a regenerated figure is held to: the image's RMS floor, the data floors, the reference
+    set's envelopes and their factor k."""
+
+    image_rms: float
+    data: dict
+    envelopes: dict
+    k: float
+
+
 def diff_figures(
     figures: list[dict],
     reference_dir: str | os.PathLike,
@@ -102,28 +115,19 @@ def diff_figures(
     reference, fails as missing. Writes ``out_dir/report.html``, ``summary.csv`` (one row per
     figure and compared quantity: the image and every data column, with deviation, tolerance,
     margin = deviation / tolerance and the reason; also returned) and the images under
-    ``out_dir/images``. ``provenance`` (the regenerated run's) is shown beside the reference's.
+    ``out_dir/images``. ``provenance`` (the regenerated tree's) is shown beside the reference's.
     """
     reference_dir, out_dir = Path(reference_dir), Path(out_dir)
     check_reference_set(reference_dir)
-    images = out_dir / "images"
-    envelopes = read_envelope(reference_dir)
-    k = float(envelope_factor)
+    tolerances = _Tolerances(image_tolerance, data_settings, read_envelope(reference_dir), float(envelope_factor))
     records = {figure_key(r["path"]): r for r in figures}
     rows = []
     details = {}
     for key in sorted(set(records) | set(reference_keys(reference_dir))):
         record = records.get(key, {"path": str(FIGURES_ROOT / key) + ".pdf", "paper": "", "figure": ""})
         paths = figure_paths(record["path"])
-        ref_png, ref_csv = reference_dir / f"{key}.png", reference_dir / f"{key}.csv"
         base = {"key": key, "paper": record["paper"], "figure": record["figure"]}
-        missing = None
-        if key not in records:
-            missing = ("missing figure", f"the reference set has {key}, the pipeline no longer registers it")
-        elif not paths["png"].exists():
-            missing = ("missing figure", f"not produced: {paths['png']}")
-        elif not ref_png.exists():
-            missing = ("missing reference", f"no reference {ref_png}: run `make bless` if the figure is new")
+        missing = _missing(key, records, paths["png"], reference_dir / f"{key}.png")
         if missing:
             rows.append(
                 _quantity_row(
@@ -136,56 +140,96 @@ def diff_figures(
                 )
             )
             continue
-        columns_envelope = figure_envelope(envelopes, key)
-        image_envelope = columns_envelope.pop(IMAGE_COLUMN, 0.0)
-        tolerance = image_tolerance + k * image_envelope
-        image = compare_image(paths["png"], ref_png, tolerance, images / key)
-        if ref_csv.exists() and paths["csv"].exists():
-            data = compare_data(paths["csv"], ref_csv, data_settings, columns_envelope, k)
-        else:
-            data = DataResult(False, f"data missing: {ref_csv if not ref_csv.exists() else paths['csv']}")
-        details[key] = data.columns
-        passed = image.passed and data.passed
-        base.update(status="pass" if passed else "fail", passed=passed, message=f"{image.message}; {data.message}")
-        rows.append(
-            _quantity_row(
-                base,
-                "image rms",
-                image.rms,
-                tolerance,
-                margin(image.rms, tolerance),
-                tolerance_reason(
-                    k,
-                    image_envelope,
-                    image_tolerance,
-                    f"diff.image_rms {image_tolerance:g}",
-                    (key, IMAGE_COLUMN) in envelopes,
-                ),
-            )
-        )
-        if data.columns.empty:
-            rows.append(_quantity_row(base, "data", np.nan, np.nan, np.inf, data.message))
-        for column in data.columns.itertuples():
-            rows.append(
-                _quantity_row(base, column.column, column.deviation, column.tolerance, column.margin, column.reason)
-            )
+        figure_rows, details[key] = _figure_rows(base, paths, reference_dir, out_dir / "images", tolerances)
+        rows += figure_rows
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     summary["passed"] = summary["passed"].astype(bool)
-    external = _external_panels(records, external_dir, images) if external_dir else []
+    _write_report(summary, details, records, reference_dir, out_dir, external_dir, tolerances.k, provenance)
+    return summary
+
+
+def _missing(key: str, records: dict, png: Path, ref_png: Path) -> tuple[str, str] | None:
+    """(status, message) of a figure that cannot be compared: no longer registered, not produced,
+    or without a reference; None when both images are there."""
+    if key not in records:
+        return ("missing figure", f"the reference set has {key}, the pipeline no longer registers it")
+    if not png.exists():
+        return ("missing figure", f"not produced: {png}")
+    if not ref_png.exists():
+        return ("missing reference", f"no reference {ref_png}: run `make bless` if the figure is new")
+    return None
+
+
+def _figure_rows(
+    base: dict, paths: dict, reference_dir: Path, images: Path, tolerances: _Tolerances
+) -> tuple[list[dict], pd.DataFrame]:
+    """One figure against its reference: its rows (the image, then every data column, or one "data"
+    row when the data could not be compared) and the per-column comparison of its data."""
+    key = base["key"]
+    ref_png, ref_csv = reference_dir / f"{key}.png", reference_dir / f"{key}.csv"
+    k, envelopes = tolerances.k, tolerances.envelopes
+    columns_envelope = figure_envelope(envelopes, key)
+    image_envelope = columns_envelope.pop(IMAGE_COLUMN, 0.0)
+    tolerance = tolerances.image_rms + k * image_envelope
+    image = compare_image(paths["png"], ref_png, tolerance, images / key)
+    if ref_csv.exists() and paths["csv"].exists():
+        data = compare_data(paths["csv"], ref_csv, tolerances.data, columns_envelope, k)
+    else:
+        data = DataResult(False, f"data missing: {ref_csv if not ref_csv.exists() else paths['csv']}")
+    passed = image.passed and data.passed
+    message = f"{image.message}; {data.message}"
+    base = {**base, "status": "pass" if passed else "fail", "passed": passed, "message": message}
+    rows = [
+        _quantity_row(
+            base,
+            "image rms",
+            image.rms,
+            tolerance,
+            margin(image.rms, tolerance),
+            tolerance_reason(
+                k,
+                image_envelope,
+                tolerances.image_rms,
+                f"diff.image_rms {tolerances.image_rms:g}",
+                (key, IMAGE_COLUMN) in envelopes,
+            ),
+        )
+    ]
+    if data.columns.empty:
+        rows.append(_quantity_row(base, "data", np.nan, np.nan, np.inf, data.message))
+    for column in data.columns.itertuples():
+        rows.append(
+            _quantity_row(base, column.column, column.deviation, column.tolerance, column.margin, column.reason)
+        )
+    return rows, data.columns
+
+
+def _write_report(
+    summary: pd.DataFrame,
+    details: dict,
+    records: dict,
+    reference_dir: Path,
+    out_dir: Path,
+    external_dir: str | os.PathLike | None,
+    k: float,
+    provenance: str | os.PathLike | None,
+) -> None:
+    """``summary.csv`` and ``report.html`` (with the external panels, when asked for) into ``out_dir``."""
+    external = _external_panels(records, external_dir, out_dir / "images") if external_dir else []
     provenances = (
         read_provenance(reference_dir / "provenance.json"),
         read_provenance(provenance) if provenance else {},
     )
     write_csv(summary, out_dir / "summary.csv")
     write_text(
-        report_html(summary, figure_verdicts(summary), details, external, reference_dir, k, provenances),
+        report_html(summary, verdicts_against_reference(summary), details, external, reference_dir, k, provenances),
         out_dir / "report.html",
     )
-    return summary
 
 
-def figure_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
-    """One row per figure of a summary: status, passed, message, the worst margin and its quantity."""
+def verdicts_against_reference(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per figure of a ``diff_figures`` summary: status, passed, message, the worst margin and
+    its quantity."""
     rows = []
     for key, group in summary.groupby("key", sort=True):
         first, margins = group.iloc[0], group.margin

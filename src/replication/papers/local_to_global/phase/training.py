@@ -1,10 +1,11 @@
-"""One cell of the phase diagram: every (init, seed) run on one chain, each stopped once the
-answer is known, with the per-evaluation losses the measures need and the runs' CPU cost."""
+"""The training of one cell of the phase diagram: every (init, seed) run on its chain, each stopped
+once the answer is known, with the per-evaluation losses the measures need and the runs' CPU cost."""
 
 from __future__ import annotations
 
 import resource
 import time
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -13,8 +14,17 @@ import torch
 from ..markov import MarkovChain
 from ..transformer.settings import RunSettings
 from ..transformer.train import Monitor, train
+from .grid import Cell
 from .measures import chain_cross_entropy, closed_fraction, settled_since, unigram_cross_entropy
 from .settings import StopSettings
+
+
+class CellOutputs(NamedTuple):
+    """What a cell's training job writes: evaluations.csv, runs.csv and final.npz (its arrays)."""
+
+    evaluations: pd.DataFrame
+    runs: pd.DataFrame
+    final: dict[str, np.ndarray]
 
 
 class GapMonitor(Monitor):
@@ -53,23 +63,23 @@ def _cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def train_cell(
-    settings: RunSettings, stop: StopSettings, smooth: int, name: str, progress: bool = True
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, np.ndarray]]:
-    """Train every (init, seed) of the cell ``settings.chain``, each stopped by ``stop`` (the closed
-    fraction summed over ``smooth`` evaluations, as ``measures.closed_fraction``).
+def train_cell(settings: RunSettings, stop: StopSettings, smooth: int, progress: bool = True) -> CellOutputs:
+    """Train every (init, seed) of the cell of ``settings.chain`` (``phase_run_settings``), each
+    stopped by ``stop`` (the closed fraction summed over ``smooth`` evaluations, as
+    ``measures.closed_fraction``); a run is named ``<cell name>/<init>/seed<seed>``.
 
     Returns the evaluations (init, seed, step, lr, train_loss, test_loss, chain_loss,
     unigram_loss), one row per run (init, seed, steps run, stopped early, CPU and wall seconds from
     the kernel) and the final parameters (``<init>/seed<seed>/<parameter>``).
     """
+    name = Cell(settings.chain).name
     evaluations, runs, final = [], [], {}
     for init in settings.inits:
         for seed in settings.seeds:
             monitor = GapMonitor(settings.chain, stop, smooth)
             cpu, wall = _cpu_seconds(), time.perf_counter()
             run = f"{name}/{init}/seed{seed}"
-            result = train(settings.chain, init, seed, settings, name=run, progress=progress, monitor=monitor)
+            result = train(settings, init, seed, name=run, progress=progress, monitor=monitor)
             cpu, wall = _cpu_seconds() - cpu, time.perf_counter() - wall
             frame = monitor.frame().merge(result.losses[["step", "lr", "train_loss"]], on="step", how="left")
             frame.insert(0, "seed", seed)
@@ -89,4 +99,4 @@ def train_cell(
             )
             final.update({f"{init}/seed{seed}/{key}": value for key, value in result.final.items()})
     columns = ["init", "seed", "step", "lr", "train_loss", "test_loss", "chain_loss", "unigram_loss"]
-    return pd.concat(evaluations, ignore_index=True)[columns], pd.DataFrame(runs), final
+    return CellOutputs(pd.concat(evaluations, ignore_index=True)[columns], pd.DataFrame(runs), final)
