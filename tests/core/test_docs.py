@@ -41,7 +41,7 @@ def module_names(package: Path, name: str) -> list[str]:
 
 def core_modules(src: Path = SRC) -> set[str]:
     """The core: every module of ``replication`` outside ``replication.papers``, named relative to
-    ``replication`` (``claims``, ``diff``, ``diff.runs``)."""
+    ``replication`` (``claims``, ``diff``, ``diff.trees``)."""
     names = [name.removeprefix("replication.") for name in module_names(src, "replication")]
     return {name for name in names if name != "replication" and name.split(".")[0] != "papers"}
 
@@ -84,7 +84,7 @@ def test_core_page_check_sees_a_missing_row():
 
 
 def layout_modules(text: str, package: str) -> set[str]:
-    """The module files the layout page's tree of ``package/`` lists: ``markov.py``, ``phase/cells.py``."""
+    """The module files the layout page's tree of ``package/`` lists: ``markov.py``, ``phase/grid.py``."""
     block = text.split(f"```\n{package}/\n", 1)[1].split("```", 1)[0]
     listed, part = set(), ""
     for line in filter(str.strip, block.splitlines()):
@@ -105,7 +105,7 @@ def test_layout_page_lists_every_module_of_the_package():
     found = {path.as_posix() for path in module_files(PAPERS / "local_to_global")}
     assert sorted(found - listed) == [], "modules missing from docs/local_to_global_layout.md"
     assert sorted(listed - found) == [], "docs/local_to_global_layout.md lists modules that do not exist"
-    assert "phase/cells.py" in listed and "plateau/hessian.py" in listed  # the parser sees the later parts
+    assert "phase/grid.py" in listed and "plateau/hessian.py" in listed  # the parser sees the later parts
 
 
 def test_layout_check_sees_a_missing_module():
