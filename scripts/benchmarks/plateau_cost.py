@@ -2,18 +2,20 @@
 and its projection to the full run. It prints numbers; it asserts nothing.
 
     .venv/bin/python scripts/benchmarks/plateau_cost.py [--cells 0.5,0.8 0.8,0.5] [--seeds 1] [--configfile F]
-        [--write docs/measurements/plateau_cost.md] [--csv FILE]
+        [--write docs/measurements/plateau_cost.md] [--csv FILE] [--against float64 0.001]
 
 Each cell's standard-init run is trained to the fixed points (``plateau.points``) as the points
 job does, then the Hessian job's work is done at every point. CPU seconds come from the kernel
 (``resource.getrusage``). The projection: (cells above the line) x (seeds) x (retraining to the last
 point + per point x points, with one mid-plateau point per escaping run, assumed for every run).
-``--csv`` writes the spectra measured (one row per point), e.g. for docs/measurements.
+``--csv`` writes the spectra measured (one row per point), e.g. for docs/measurements; ``--against``
+computes every point again at another precision and tolerance and prints the differences.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import sys
@@ -45,6 +47,13 @@ def main() -> None:
     parser.add_argument("--configfile", nargs="*", default=[])
     parser.add_argument("--write")
     parser.add_argument("--csv")
+    parser.add_argument(
+        "--against",
+        nargs=2,
+        metavar=("DTYPE", "TOL"),
+        help="also compute every point at this precision and Lanczos tolerance (e.g. float64 0.001): "
+        "the differences in lambda_1, lambda_2, lambda_max, noise and the canonical lambda_min, and the CPU ratio",
+    )
     args = parser.parse_args()
 
     import torch
@@ -61,7 +70,7 @@ def main() -> None:
     plateau = plateau_config(args.configfile)
     machine = f"torch {torch.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
     say(f"{machine}; points {list(plateau.points)}")
-    rows, train_cpu, train_steps, hessian_cpu = [], 0.0, 0, 0.0
+    rows, train_cpu, train_steps, hessian_cpu, reference_cpu = [], 0.0, 0, 0.0, 0.0
     for cell in args.cells:
         p, q = (float(v) for v in cell.split(","))
         cell = Cell.keyed(p, q)
@@ -75,6 +84,12 @@ def main() -> None:
         spectra = cell_spectra(points, arrays, cell.chain, transformer.model.context, plateau.hessian)
         hessian_cpu += cpu_seconds() - start
         rows.append(spectra)
+        if args.against:
+            reference_hessian = dataclasses.replace(plateau.hessian, dtype=args.against[0], tol=float(args.against[1]))
+            start = cpu_seconds()
+            reference = cell_spectra(points, arrays, cell.chain, transformer.model.context, reference_hessian)
+            reference_cpu += cpu_seconds() - start
+            compare_spectra(spectra, reference, plateau.hessian, reference_hessian)
         for r in spectra.itertuples():
             say(
                 f"({p:g}, {q:g}) seed {r.seed} iteration {r.step}: lambda_min {r.lambda_1:.3g} +- {r.noise:.2g} "
@@ -91,6 +106,11 @@ def main() -> None:
     # Retraining: to the last fixed point, or to the mid-plateau point when it is later (at most the escape).
     projected = runs * (per_step * max(plateau.points) + per_point * points_per_run)
     say(f"retraining: {per_step * 1e3:.1f} CPU-ms per iteration; Hessian: {per_point:.1f} CPU-s per point")
+    if args.against:
+        say(
+            f"Hessian at {args.against[0]}, tol {args.against[1]}: {reference_cpu / len(spectra):.1f} CPU-s per point "
+            f"(x{reference_cpu / hessian_cpu:.2f} the configured {plateau.hessian.dtype}, tol {plateau.hessian.tol:g})"
+        )
     say(
         f"projected full run: {cells} cells x {len(phase.seeds)} seeds x ({max(plateau.points)} iterations + "
         f"{points_per_run} points) = {projected:.0f} CPU-s ({projected / 3600:.2f} CPU-h), job start-ups aside"
@@ -101,6 +121,19 @@ def main() -> None:
         command = " ".join(["scripts/benchmarks/plateau_cost.py", *sys.argv[1:]])
         bullets = "\n".join(f"- {line}" for line in LINES)
         Path(args.write).write_text(f"# Cost of the plateau analysis\n\nWritten by `{command}`.\n\n{bullets}\n")
+
+
+def compare_spectra(spectra: pd.DataFrame, reference: pd.DataFrame, hessian, reference_hessian) -> None:
+    """One line per point: how far the configured spectrum is from the reference computation."""
+    columns = ["lambda_1", "lambda_2", "lambda_max", "noise", "canonical_lambda_min"]
+    for r, ref in zip(spectra.itertuples(), reference.itertuples()):
+        gaps = ", ".join(f"{c} {getattr(ref, c):.4g} vs {getattr(r, c):.4g}" for c in columns)
+        same = "same verdict" if r.saddle == ref.saddle else "VERDICT DIFFERS"
+        say(
+            f"  ({r.p:g}, {r.q:g}) seed {r.seed} iteration {r.step}, {reference_hessian.dtype} tol "
+            f"{reference_hessian.tol:g} vs {hessian.dtype} tol {hessian.tol:g}: {gaps}; {same}; "
+            f"{ref.products} vs {r.products} products"
+        )
 
 
 def plateau_config(configfiles):

@@ -11,7 +11,7 @@ from replication.papers.local_to_global.plateau.findings import findings
 from replication.papers.local_to_global.plateau.hessian import BLOCKS
 from replication.papers.local_to_global.plateau.settings import HessianSettings
 
-HESSIAN = HessianSettings(batches=4, batch_size=8, seed=0, smallest=2, tol=1e-3, significance=2.0)
+HESSIAN = HessianSettings(batches=4, batch_size=8, seed=0, smallest=2, tol=1e-3, significance=2.0, dtype="float64")
 SIGMA = 0.02
 CELLS = [(0.5, 0.8), (0.6, 0.7), (0.7, 0.6), (0.8, 0.5), (0.9, 0.9), (0.6, 0.9)]
 

@@ -120,3 +120,21 @@ def test_the_canonical_restriction_is_the_projected_full_hessian(point):
     operator = HessianOperator(lambda theta: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
     hessian = full_hessian(flat, x, y)
     assert np.allclose(operator.matrix_on(basis), basis.T @ hessian @ basis, rtol=1e-9, atol=1e-12)
+
+
+def test_float32_products_give_the_float64_eigenvalues_to_float32_precision():
+    """The precision setting (``hessian.dtype``): products in float32, Lanczos in float64, the same
+    spectrum as float64 within float32's resolution of the Hessian's largest eigenvalue."""
+    parameters = tiny_parameters(scale=0.7)
+    x, y = tiny_batch()
+    spectra = {}
+    for dtype in (torch.float64, torch.float32):
+        flat = FlatParameters.of(parameters, dtype=dtype)
+        operator = HessianOperator(lambda theta, flat=flat: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
+        assert operator(np.ones(flat.vector.numel())).dtype == np.float64
+        spectra[dtype] = extreme_eigenpairs(operator, smallest=2, tol=1e-8, seed=0)
+    (low64, _, top64), (low32, _, top32) = spectra[torch.float64], spectra[torch.float32]
+    resolution = float(1e3 * np.finfo(np.float32).eps * abs(top64))
+    assert np.allclose(low32, low64, rtol=0, atol=resolution)
+    assert top32 == pytest.approx(top64, abs=resolution)
+    assert not np.allclose(low32, low64, rtol=0, atol=1e-3 * np.finfo(np.float32).eps * abs(top64))  # float32 it is

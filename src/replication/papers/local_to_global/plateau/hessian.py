@@ -90,7 +90,7 @@ def binary_attention(tokens: torch.Tensor, e, p, W_Q, W_K, W_V) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class FlatParameters:
-    """The model's parameters as one vector: names, shapes and the vector itself (float64)."""
+    """The model's parameters as one vector: names, shapes and the vector itself (float64 unless told)."""
 
     names: tuple[str, ...]
     shapes: tuple[tuple[int, ...], ...]
@@ -152,7 +152,7 @@ class HessianOperator:
         self.products += 1
         direction = torch.as_tensor(np.asarray(vector).reshape(-1), dtype=self.point.dtype)
         (product,) = torch.autograd.grad(self.gradient, self.point, grad_outputs=direction, retain_graph=True)
-        return product.detach().numpy()
+        return product.detach().double().numpy()  # Lanczos itself in float64, whatever the products' precision
 
     def linear_operator(self) -> LinearOperator:
         return LinearOperator((self.size, self.size), matvec=self, dtype=np.float64)

@@ -22,6 +22,13 @@ class HessianSettings:
     smallest: int
     tol: float
     significance: float
+    dtype: str  # "float32" or "float64": the precision of the Hessian-vector products
+
+    @property
+    def torch_dtype(self):
+        import torch
+
+        return getattr(torch, self.dtype)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def canonical_basis(flat: FlatParameters) -> np.ndarray:
     zero = {name: torch.zeros_like(value) for name, value in parts.items()}
 
     def direction(**changes) -> np.ndarray:
-        vector = torch.cat([changes.get(name, zero[name]).reshape(-1) for name in flat.names]).numpy()
+        vector = torch.cat([changes.get(name, zero[name]).reshape(-1) for name in flat.names]).double().numpy()
         return vector / np.linalg.norm(vector)
 
     columns = [direction(e=alpha, p=(-alpha / 2).expand_as(parts["p"]))]
@@ -64,7 +64,7 @@ def point_spectrum(
     """One point's row: loss and closed fraction on the batches, gradient norm, the lowest
     eigenvalues and the largest, lambda_min's noise and verdict, the bottom eigenvector's weight per
     parameter block and in the canonical directions, and the canonical restriction's lowest eigenvalue."""
-    flat = FlatParameters.of(parameters)
+    flat = FlatParameters.of(parameters, dtype=hessian.torch_dtype)
     x = torch.cat([b[0] for b in batches])
     y = torch.cat([b[1] for b in batches])
     operator = HessianOperator(lambda theta: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
