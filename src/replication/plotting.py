@@ -96,15 +96,19 @@ def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame
     Every figure of the project goes through this function, so that each has its tidy data
     next to it and reruns on the same data are byte-identical. The PNG is exactly the figure's
     size times ``PNG_DPI`` pixels (no tight box), so a longer title or label never changes the
-    image's size and an image diff always compares like with like; content that would be cut
-    off at the canvas's edge is an error, as is a legend entry whose data lies wholly outside
-    its axes (the figure would list a curve it does not show).
+    image's size and an image diff always compares like with like. Content that would be cut
+    off at the canvas's edge gets matplotlib's tight layout once and is an error if it still
+    would be, as is a legend entry whose data lies wholly outside its axes (the figure would
+    list a curve it does not show).
     """
     problems = []
     off = legend_entries_off_axes(fig)
     if off:
         problems.append(f"legend entries with no data inside their axes: {'; '.join(off)}")
     outside = content_outside_canvas(fig)
+    if outside:  # a figure laid out by hand, or not at all: matplotlib's tight layout, once
+        fig.tight_layout()
+        outside = content_outside_canvas(fig)
     if outside:
         problems.append(f"content crosses the canvas ({', '.join(outside)}): make room in the layout")
     if problems:

@@ -47,9 +47,9 @@ def test_a_longer_title_keeps_the_pixel_size(tmp_path):
     [
         lambda fig, ax: fig.suptitle("above the canvas", y=1.1),
         lambda fig, ax: ax.set_xlabel("a label " * 20),
-        lambda fig, ax: ax.legend(["curve"], loc="upper left", bbox_to_anchor=(1.05, 1)),
+        lambda fig, ax: ax.set_title("a title far too long for a figure three inches wide"),
     ],
-    ids=["suptitle", "label", "legend"],
+    ids=["suptitle", "label", "title"],
 )
 def test_content_cut_off_at_the_canvas_is_an_error(tmp_path, place):
     fig, _ = draw()
@@ -135,3 +135,15 @@ def test_three_dimensional_axes_are_left_to_their_view(tmp_path):
     ax.set_zlim(0, 1)
     ax.legend()
     assert save_figure(fig, tmp_path / "fig.pdf")["png"].is_file()
+
+
+def test_content_a_layout_can_fit_gets_the_tight_layout(tmp_path):
+    """A figure laid out by hand (or not at all) whose legend or labels cross the canvas is laid out
+    once by matplotlib and saved at its fixed size."""
+    apply_style()
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1], [0, 1], label="curve")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
+    ax.set(xlabel="t", ylabel="y")
+    paths = save_figure(fig, tmp_path / "fig.pdf")
+    assert plt.imread(paths["png"]).shape[:2] == (2 * PNG_DPI, 3 * PNG_DPI)
