@@ -85,10 +85,10 @@ bless-phase: env
 		$(if $(wildcard $(PHASE_DIR)/time.txt),--time $(PHASE_DIR)/time.txt) --write docs/measurements/phase_cost.md
 
 # The suite in parallel (pytest-xdist): most tests wait on Snakemake subprocesses, so two workers
-# keep 2 cores busy; the smoke trees are built once and shared (tests/conftest.py).
+# keep 2 cores busy; the smoke trees are built once and shared, under file locks (tests/conftest.py).
 TEST_WORKERS ?= 2
 test: env
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # Mutation testing of src/replication/ against the fast tests (tens of minutes on 2 cores);
 # writes results/mutation/report.md. MUTATION_JOBS=N runs N mutants side by side (default: the cores);

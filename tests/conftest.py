@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from helpers import PIPELINE_TIMEOUT_S, ROOT, kill_mid_job_and_resume, run_snake
 
 TESTS = ROOT / "tests"
 # Fixtures that run the pipeline: a test that asks for one is a pipeline test.
-PIPELINE_FIXTURES = {"smoke_run", "resumed_smoke_run", "phase_smoke_run", "plateau_smoke_run"}
+PIPELINE_FIXTURES = {"smoke_run", "smoke_tree_alone", "resumed_smoke_run", "phase_smoke_run", "plateau_smoke_run"}
 
 
 def mutation_test_files(mutant: str) -> list[str] | None:
@@ -57,9 +58,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("pipeline") and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(PIPELINE_TIMEOUT_S))
-        # One worker runs every test of the killed-and-resumed run (a session fixture per worker).
-        if "resumed_smoke_run" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("resumed_smoke_run"))
     # The longest tests first, so that parallel workers (make test) finish together.
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     files = mutation_test_files(os.environ.get("MUTANT_UNDER_TEST", ""))
@@ -106,27 +104,32 @@ def pytest_runtest_call(item):
         return (yield)
 
 
-def shared_tree(tmp_path_factory, name: str, build) -> Path:
-    """The tree ``name``, built once for the whole run: under pytest-xdist every worker asks for
-    it, the first builds it under a file lock and the others wait and share it."""
+def _shared_base(tmp_path_factory) -> Path:
+    """The folder every pytest-xdist worker of this run sees (the run's own, without workers)."""
     base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the folder the workers' own temporary folders share
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def shared_tree(tmp_path_factory, name: str, build):
+    """The tree ``name``, built once for the whole run: under pytest-xdist every worker asks for
+    it, the first builds it under a file lock and the others wait and share it (and what ``build``
+    returned, pickled beside it)."""
+    base = _shared_base(tmp_path_factory)
     workdir, done = base / name, base / f"{name}.built"
     with FileLock(str(base / f"{name}.lock")):
         if not done.exists():
             shutil.rmtree(workdir, ignore_errors=True)  # a build that failed in another worker
             workdir.mkdir(parents=True)
-            build(workdir)
-            done.touch()
-    return workdir
+            done.write_bytes(pickle.dumps(build(workdir)))
+    return pickle.loads(done.read_bytes())
 
 
 def smoke_target(target: str, seed_from: Path | None = None):
-    def build(workdir: Path) -> None:
+    def build(workdir: Path) -> Path:
         if seed_from is not None:  # its outputs are up to date here too: only the rest is built
             shutil.copytree(seed_from, workdir, dirs_exist_ok=True, symlinks=True)
         run_snakemake(workdir, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "2", target)
+        return workdir
 
     return build
 
@@ -153,4 +156,13 @@ def plateau_smoke_run(tmp_path_factory, phase_smoke_run):
 def resumed_smoke_run(tmp_path_factory):
     """A second smoke run from clean, killed mid-job with SIGKILL and finished by the same command
     (tests/workflow/test_crash_recovery.py checks the recovery, tests/workflow/test_determinism.py the bytes)."""
-    return kill_mid_job_and_resume(tmp_path_factory.mktemp("resumed") / "run")
+    return shared_tree(tmp_path_factory, "resumed", lambda workdir: kill_mid_job_and_resume(workdir / "run"))
+
+
+@pytest.fixture
+def smoke_tree_alone(smoke_run, tmp_path_factory):
+    """The shared smoke tree held by one test at a time (a file lock across pytest-xdist workers):
+    for the tests that run Snakemake inside it, as two Snakemake runs cannot hold one working
+    directory's lock at once."""
+    with FileLock(str(_shared_base(tmp_path_factory) / "smoke.alone.lock")):
+        yield smoke_run

@@ -29,10 +29,6 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 # The first test that asks for the smoke pipeline pays for it (a few minutes on 2 busy cores).
 PIPELINE_TIMEOUT_S = 1500
 SNAKEMAKE_TIMEOUT_S = 1200
-# The pytest-xdist group of the tests that run Snakemake inside the shared smoke tree (the
-# smoke_run fixture): one worker runs them one after another, as two Snakemake runs cannot
-# hold one working directory's lock at once.
-SMOKE_TREE_WRITERS = "smoke_tree_writers"
 
 
 def shared_scope(fixture_name: str, config) -> str:

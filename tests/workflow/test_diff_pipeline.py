@@ -8,7 +8,7 @@ import subprocess
 
 import pandas as pd
 
-from helpers import ROOT, SMOKE_TREE_WRITERS, SNAKEMAKE_TIMEOUT_S, run_snakemake
+from helpers import ROOT, SNAKEMAKE_TIMEOUT_S, run_snakemake
 from replication.diff import verdicts_against_reference
 from replication.manifest import manifest_figures
 from replication.perturbation import VARIABLE
@@ -25,7 +25,7 @@ def verdicts(workdir):
     return verdicts_against_reference(pd.read_csv(workdir / "figures/diff/summary.csv"))
 
 
-@pytest.mark.xdist_group(SMOKE_TREE_WRITERS)
+@pytest.mark.usefixtures("smoke_tree_alone")
 def test_regenerated_smoke_figures_match_references(smoke_run):
     result = run_snakemake(smoke_run, *SMOKE, "figures/diff/passed", check=False)
     summary = verdicts(smoke_run)
@@ -38,7 +38,7 @@ def test_regenerated_smoke_figures_match_references(smoke_run):
     assert set(summary.key) == figures
 
 
-@pytest.mark.xdist_group(SMOKE_TREE_WRITERS)
+@pytest.mark.usefixtures("smoke_tree_alone")
 def test_failure_exits_non_zero_and_the_report_stays(smoke_run, tmp_path):
     """A reference whose data is 5% off in one column, and one figure missing from the pipeline."""
     references = tmp_path / "references"

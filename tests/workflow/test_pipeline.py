@@ -6,7 +6,7 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from helpers import ROOT, SMOKE_TREE_WRITERS, run_snakemake
+from helpers import ROOT, run_snakemake
 from replication.papers.local_to_global.landscape import canonical
 from replication.papers.local_to_global.markov import MarkovChain
 
@@ -28,7 +28,7 @@ def test_manifest_lists_every_figure_with_its_hash(smoke_run):
         assert isinstance(row.figure, str) and row.figure.strip()
 
 
-@pytest.mark.xdist_group(SMOKE_TREE_WRITERS)
+@pytest.mark.usefixtures("smoke_tree_alone")
 def test_every_rule_logs_and_a_rerun_does_nothing(smoke_run):
     logs = list((smoke_run / "logs").rglob("*.log"))
     assert logs

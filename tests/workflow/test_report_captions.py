@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 
-from helpers import ROOT, SMOKE_TREE_WRITERS, run_snakemake
+from helpers import ROOT, run_snakemake
 from replication.manifest import read_manifest
 from replication.registry import papers
 
@@ -17,7 +17,7 @@ def report_results(html: str) -> dict:
 
 
 @pytest.mark.pipeline
-@pytest.mark.xdist_group(SMOKE_TREE_WRITERS)
+@pytest.mark.usefixtures("smoke_tree_alone")
 def test_every_figure_in_the_report_with_a_caption(smoke_run):
     report = smoke_run / "report.html"
     result = run_snakemake(

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from helpers import ROOT, SMOKE_TREE_WRITERS, run_snakemake, squeeze_markdown
+from helpers import ROOT, run_snakemake, squeeze_markdown
 from replication.papers.local_to_global.markov import MarkovChain
 
 # Every test here runs Snakemake (or asks for a fixture that does).
@@ -123,7 +123,7 @@ def test_ablation_data(smoke_run):
     ] == pytest.approx(1.0)
 
 
-@pytest.mark.xdist_group(SMOKE_TREE_WRITERS)
+@pytest.mark.usefixtures("smoke_tree_alone")
 def test_tables_from_the_config(smoke_run):
     run_snakemake(
         smoke_run, "--configfile", str(ROOT / "config" / "smoke.yaml"), "--cores", "1", f"{FIGURES}/table1.md"
