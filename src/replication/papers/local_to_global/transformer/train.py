@@ -218,3 +218,21 @@ def train_and_write(settings: RunSettings, init: str, seed: int, run: str, losse
     log.info("run %s: final test loss %.4f at step %d", run, final.test_loss, final.step)
     write_npz(checkpoints_path, **result.checkpoints)
     write_csv(result.losses, losses_path)
+
+
+def training_job(snakemake) -> None:
+    """The whole of a training rule's script (a figure's run, or an ablation variant's): its log,
+    its threads, then ``train_and_write`` of the rule's settings, wildcards and outputs."""
+    from replication.compute import prepare_training_job
+    from replication.io import log_to
+
+    log_to(snakemake.log[0])
+    prepare_training_job(snakemake.threads)
+    train_and_write(
+        snakemake.params.settings,
+        snakemake.wildcards.init,
+        int(snakemake.wildcards.seed),
+        snakemake.params.run,
+        snakemake.output.losses,
+        snakemake.output.checkpoints,
+    )
