@@ -140,10 +140,11 @@ def test_the_noise_measured_on_the_batches_decides_resolvability():
     assert not resolvable(gap(CHAIN), loud["noise_gap"], MEASURES)
 
 
-def test_the_grid_leaves_out_the_line_and_names_cells_both_ways():
-    phase = PhaseSettings(
-        p=(0.1, 0.2, 0.7),
-        q=(0.3, 0.8, 0.9),
+def small_grid(p: tuple[float, ...], q: tuple[float, ...]) -> PhaseSettings:
+    """A phase grid over ``p`` x ``q``, both inits, two seeds, 100 iterations."""
+    return PhaseSettings(
+        p=p,
+        q=q,
         inits=("standard", "ours"),
         seeds=(1, 2),
         horizon=100,
@@ -152,6 +153,10 @@ def test_the_grid_leaves_out_the_line_and_names_cells_both_ways():
         stop=StopSettings(closed=0.9, patience=20),
         measures=MEASURES,
     )
+
+
+def test_the_grid_leaves_out_the_line_and_names_cells_both_ways():
+    phase = small_grid(p=(0.1, 0.2, 0.7), q=(0.3, 0.8, 0.9))
     cells = [cell.key for cell in phase.cells]
     # 0.7 + 0.3 misses 1 by rounding only
     assert (0.1, 0.9) not in cells and (0.2, 0.8) not in cells and (0.7, 0.3) not in cells
@@ -167,17 +172,7 @@ def test_a_cells_run_settings_are_made_as_a_figures_are():
     """The transformer's shared settings as a figure's run gets them, the cell's runs, and a one-cycle
     schedule over the horizon."""
     transformer = l2g_transformer({})
-    phase = PhaseSettings(
-        p=(0.2,),
-        q=(0.3,),
-        inits=("standard", "ours"),
-        seeds=(1, 2),
-        horizon=100,
-        eval_every=10,
-        window=50,
-        stop=StopSettings(closed=0.9, patience=20),
-        measures=MEASURES,
-    )
+    phase = small_grid(p=(0.2,), q=(0.3,))
     cell = phase.cells[0]
     run = phase_run_settings(transformer, phase, cell)
     figure = transformer.run("fig4")
