@@ -1,6 +1,6 @@
 """The paper's config checks that its schema cannot state: no chain with p + q = 1 (the theory), no
-one-cycle warm-up of exactly one step, the phase diagram's window and grid; all run through its
-Paper.check_config."""
+one-cycle warm-up of exactly one step, the phase diagram's window and grid, the escape sweeps' cells
+above the line; all run through its Paper.check_config."""
 
 import pytest
 
@@ -9,6 +9,7 @@ from replication.papers.local_to_global import PAPER
 from replication.papers.local_to_global.config_checks import (
     _chains,
     check_config,
+    check_escape,
     check_phase,
     check_schedule,
     check_theory,
@@ -130,3 +131,24 @@ def test_the_paper_checks_the_theory_then_the_schedule():
     with pytest.raises(ConfigError, match=r"warm-up 0.05 of 20 steps \(experiment fig3\)"):
         check_config(both)
     assert check_config({}) is None
+
+
+def _escape(*cells):
+    return {"local_to_global": {"plateau": {"escape": {"cells": [list(cell) for cell in cells]}}}}
+
+
+@pytest.mark.parametrize("cell, where", [((0.3, 0.7), "on"), ((0.3, 0.7 + 1e-12), "on"), ((0.2, 0.3), "below")])
+def test_an_escape_cell_on_or_below_the_line_is_named_with_its_key(cell, where):
+    with pytest.raises(ConfigError) as error:
+        check_escape(_escape((0.5, 0.8), cell))
+    assert str(error.value) == (
+        f"config key 'local_to_global.plateau.escape.cells.1': [{cell[0]}, {cell[1]}] lies {where} the line p + q = 1, "
+        "where the standard init has no plateau to escape; allowed: [p, q] with p, q in (0, 1) and p + q > 1"
+    )
+
+
+def test_escape_cells_above_the_line_pass_on_the_grid_or_off_it():
+    assert check_escape(_escape((0.5, 0.8), (0.9, 0.9), (0.55, 0.47))) is None
+    assert check_escape({"local_to_global": {"plateau": {}}}) is None
+    with pytest.raises(ConfigError, match=r"escape\.cells\.0"):
+        check_config(_escape((0.1, 0.1)))

@@ -1,5 +1,6 @@
 """The plateau analysis at smoke settings (figures/plateau): its manifest, tables that agree with
-each other, the figures' data, the claims' verdicts per seed and the findings' counts."""
+each other, the figures' data, the claims' verdicts per seed and the findings' counts; the escape
+sweeps' table, figure, claims and findings."""
 
 import hashlib
 
@@ -16,6 +17,7 @@ FIGURES = "figures/local_to_global"
 RESULTS = "results/local_to_global/plateau"
 SMOKE = yaml.safe_load((ROOT / "src/replication/papers/local_to_global/smoke.yaml").read_text())
 ABOVE = [(p, q) for p in SMOKE["phase"]["p"] for q in SMOKE["phase"]["q"] if p + q > 1 + 1e-9]
+ESCAPE = defaulted_section("local_to_global", "plateau", "escape", given=SMOKE["plateau"]["escape"])
 
 pytestmark = pytest.mark.pipeline
 
@@ -26,6 +28,7 @@ def test_the_plateau_manifest_lists_its_figures_findings_and_claims(plateau_smok
         f"{FIGURES}/plateau_curvature.pdf",
         f"{FIGURES}/plateau_law.pdf",
         f"{FIGURES}/plateau_directions.pdf",
+        f"{FIGURES}/plateau_escape.pdf",
         "figures/plateau_findings.md",
         "figures/plateau_claims.md",
         "figures/settings.yaml",
@@ -77,3 +80,68 @@ def test_each_claim_is_its_seeds_verdicts(plateau_smoke_run):
     for point, group in cells.groupby("point"):
         none = int((group.saddles == 0).sum())
         assert f"**A minimum within the noise in every seed**: {none} of {len(group)} cells" in findings, point
+
+
+def test_the_escape_table_has_a_row_per_cell_sweep_value_and_seed(plateau_smoke_run):
+    escape = pd.read_csv(plateau_smoke_run / RESULTS / "escape.csv")
+    sweeps = {"sigma": ESCAPE["sigma"], "batch_size": ESCAPE["batch_size"]}
+    jobs = [(p, q, sweep, value) for p, q in ESCAPE["cells"] for sweep in sweeps for value in sweeps[sweep]]
+    expected = {(*job, seed) for job in jobs for seed in ESCAPE["seeds"]}
+    assert len(escape) == len(expected) == len(ESCAPE["cells"]) * sum(map(len, sweeps.values())) * len(ESCAPE["seeds"])
+    assert set(zip(escape.p, escape.q, escape.sweep, escape.value, escape.seed)) == expected
+    transformer = defaulted_section("local_to_global", "transformer", given=SMOKE["transformer"])
+    for sweep, other, default in (("sigma", "batch_size", "batch_size"), ("batch_size", "sigma", "sigma")):
+        rows = escape[escape.sweep == sweep]
+        assert (rows[sweep] == rows.value).all() and (rows[other] == transformer[default]).all()
+    assert (escape.horizon == SMOKE["phase"]["horizon"]).all() and (escape.cpu_s > 0).all()
+    assert (escape.escaped == escape.escape.notna()).all() and (escape.steps_run <= escape.horizon).all()
+    # At the default batch and sigma a run is the phase grid's run of its cell and seed, bit for bit.
+    measures = pd.read_csv(plateau_smoke_run / "results/local_to_global/phase/measures.csv")
+    standard = measures[measures.init == "standard"].set_index(["p", "q", "seed"])
+    default = escape[(escape.sweep == "batch_size") & (escape.value == transformer["batch_size"])]
+    compared = default.join(standard, on=["p", "q", "seed"], rsuffix="_phase", how="inner")
+    assert len(compared) == len(default) > 0
+    for column in ("escaped", "drop_end", "plateau_length", "steps_run"):
+        assert (compared[column] == compared[f"{column}_phase"]).all(), column
+    assert np.allclose(compared.escape, compared.escape_phase, equal_nan=True)
+
+
+def test_the_escape_figure_claims_and_findings_are_the_tables_verdicts(plateau_smoke_run):
+    escape = pd.read_csv(plateau_smoke_run / RESULTS / "escape.csv")
+    figure = pd.read_csv(plateau_smoke_run / FIGURES / "plateau_escape.csv")
+    drawn = figure.merge(escape, on=["sweep", "p", "q", "value", "seed"], suffixes=("", "_table"), validate="1:1")
+    assert len(drawn) == len(escape) == len(figure)
+    assert np.allclose(drawn.escape_plotted, drawn.escape.where(drawn.escaped_table, drawn.horizon_table))
+    claims = pd.read_csv(plateau_smoke_run / RESULTS / "claims.csv").set_index("claim_id")
+    findings = (plateau_smoke_run / "figures" / "plateau_findings.md").read_text()
+    factor = ESCAPE["batch_factor"]
+    for (p, q), cell in escape.groupby(["p", "q"]):
+        grows, free = [], []
+        for _, runs in cell.groupby("seed"):
+            sigma = runs[(runs.sweep == "sigma") & runs.escaped]
+            if sigma.value.nunique() >= 2:  # covariance of escape and log(1/sigma) > 0 (exactly 0 when flat)
+                x, y = np.log(1 / sigma.value), sigma.escape
+                grows.append(((x - x.mean()) * (y - y.mean())).sum() > 0)
+            batch = runs[runs.sweep == "batch_size"].sort_values("value")
+            small, large = batch.iloc[0], batch.iloc[-1]
+            if small.escaped and small.escape > 0:
+                ratio = (large.escape if large.escaped else large.horizon) / small.escape
+                if large.escaped or ratio > factor:
+                    free.append(ratio <= factor)
+        verdicts = {}
+        for claim, outcomes in (("5i", grows), ("5b", free)):
+            row = claims.loc[f"{claim} (p={p:g}, q={q:g})"]
+            if outcomes:
+                assert row.kind == "checked" and row.n_runs == len(outcomes)
+                assert bool(row.holds) == cell_holds(np.mean(outcomes))
+                verdicts[claim] = bool(row.holds)
+            else:
+                assert row.kind == "not checkable" and not row.holds
+        if verdicts.get("5b") is False:
+            kind = "noise"
+        elif verdicts.get("5b") and "5i" in verdicts:
+            kind = "saddle" if verdicts["5i"] else "neither"
+        else:
+            kind = "not checkable"
+        assert f"- **({p:g}, {q:g}): {kind}.**" in findings
+        assert (figure[(figure.p == p) & (figure.q == q)].sweep.nunique()) == 2

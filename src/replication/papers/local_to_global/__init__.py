@@ -6,7 +6,8 @@ basins) and ``transformer`` (the single-layer transformer: Figs. 3, 4, 6, Tables
 paper, each with its own manifest: ``phase`` (the transformer over a grid of (p, q): where the
 standard init stays on the unigram plateau and for how long, against the canonical model's
 prediction; ``figures/phase``) and ``plateau`` (the Hessian of the full loss at points on that
-plateau, cell by cell: a minimum or a saddle, and whether the escape follows the saddle law;
+plateau, cell by cell: a minimum or a saddle, whether the escape follows the saddle law, and what
+decides the escape at a few cells, by sweeps of the init's scale and the batch size;
 ``figures/plateau``, which reads the phase grid). Shared here: the Markov chain (``markov``), its
 sampled sequences (``data``), the config section (``schema.yaml``, ``smoke.yaml``) and its checks
 (``config_checks``). One line per module: docs/local_to_global_layout.md.
@@ -72,6 +73,12 @@ PAPER = Paper(
             f"{_FIGURES}/plateau_directions.pdf",
             "Where the lowest curvature lies (beyond the paper)",
             "plateau/report/plateau_directions.rst",
+            manifest="plateau",
+        ),
+        Figure(
+            f"{_FIGURES}/plateau_escape.pdf",
+            "What decides the escape (beyond the paper)",
+            "plateau/report/plateau_escape.rst",
             manifest="plateau",
         ),
     ),

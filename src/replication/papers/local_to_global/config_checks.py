@@ -9,10 +9,11 @@ from replication.errors import ConfigError
 
 def check_config(config: dict) -> None:
     """The paper's checks of a validated config (its ``Paper.check_config``): the theory, the schedule,
-    the phase diagram."""
+    the phase diagram, the escape sweeps' cells."""
     check_theory(config)
     check_schedule(config)
     check_phase(config)
+    check_escape(config)
 
 
 def _chains(node: Any, path: str = ""):
@@ -82,3 +83,18 @@ def check_phase(config: dict) -> None:
             "config key 'local_to_global.phase': every (p, q) of the grid lies on p + q = 1, which is left out; "
             "allowed: at least one p + q != 1"
         )
+
+
+def check_escape(config: dict) -> None:
+    """The escape sweeps study the plateau, which the standard init has above the line: every cell
+    [p, q] of ``plateau.escape.cells`` has p + q > 1 (the schema has checked p, q in (0, 1))."""
+    cells = config.get("local_to_global", {}).get("plateau", {}).get("escape", {}).get("cells", [])
+    for index, cell in enumerate(cells):
+        p, q = cell
+        if p + q <= 1 + 1e-9:
+            where = "on" if abs(p + q - 1) <= 1e-9 else "below"
+            raise ConfigError(
+                f"config key 'local_to_global.plateau.escape.cells.{index}': [{p}, {q}] lies {where} the line "
+                "p + q = 1, where the standard init has no plateau to escape; allowed: [p, q] with p, q in (0, 1) "
+                "and p + q > 1"
+            )

@@ -1,10 +1,13 @@
 """The plateau analysis' findings in words, written from its tables (figures/plateau_findings.md),
-so that the documentation states what the data say and nothing typed by hand."""
+so that the documentation states what the data say and nothing typed by hand: where the plateau is
+a saddle and where a minimum (``findings``), and what decides the escape at the sweeps' cells
+(``escape_findings``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from .escape import EXPLANATIONS, cell_tests, median_escape, seed_tests
 from .hessian import BLOCKS
 
 
@@ -64,3 +67,54 @@ def findings(cells: pd.DataFrame, fits: pd.DataFrame, significance: float) -> st
                 f"a factor of {fit.median_factor:.2f} (median) and {fit.max_factor:.2f} (largest)."
             )
     return "\n".join(parts) + "\n"
+
+
+def _medians(runs: pd.DataFrame, sweep: str) -> str:
+    """``value: median escape`` per value of ``sweep`` over the seeds (``>=``: a lower bound)."""
+    parts = []
+    for value, group in runs[runs.sweep == sweep].groupby("value", sort=True):
+        median, bound = median_escape(group)
+        parts.append(f"{value:g}: {'>= ' if bound else ''}{median:.0f}")
+    return ", ".join(parts)
+
+
+def _told(hold: int, told: int, seeds: int) -> str:
+    if not told:
+        return f"cannot be told in any of the {seeds} seeds"
+    return f"holds in {hold} of the {told} seeds (of {seeds}) that can be told"
+
+
+def escape_findings(escape: pd.DataFrame, factor: float) -> str:
+    """Markdown: per cell of the sweeps (escape.csv), what its data support (saddle, noise, neither,
+    not checkable), with the per-seed slopes and ratios and the median escape per value."""
+    seeds, cells = seed_tests(escape, factor), cell_tests(escape, factor)
+    parts = [
+        "## What decides the escape",
+        "",
+        "Written by the pipeline from `results/local_to_global/plateau/escape.csv`: the standard init's runs "
+        "trained again with the init's scale sigma or the batch size changed (the phase grid's horizon, stopping "
+        "rule and escape measure). A saddle escape grows with log(1/sigma) (5i) and does not depend on the batch "
+        f"(5b: at the largest batch at most {factor:g} times later than at the smallest); a noise-driven escape "
+        "slows with a bigger batch. Escape iterations below are medians over seeds, a run that never escaped "
+        "counted at the horizon (`>=`: a lower bound, half the seeds or more never escaped).",
+        "",
+    ]
+    for cell in cells.itertuples():
+        runs = escape[(escape.p == cell.p) & (escape.q == cell.q)]
+        own = seeds[(seeds.p == cell.p) & (seeds.q == cell.q)]
+        slopes = ", ".join(f"{slope:.3g}" for slope in own.slope.dropna()) or "none"
+        told = own[own.ratio.notna()]
+        ratios = ", ".join(f"{'>= ' if bound else ''}{ratio:.3g}" for ratio, bound in zip(told.ratio, told.ratio_bound))
+        parts.append(
+            f"- **({cell.p:g}, {cell.q:g}): {cell.explanation}.** Growth with log(1/sigma) "
+            f"{_told(cell.grows_hold, cell.grows_told, cell.seeds)} (slopes, iterations per unit of "
+            f"log(1/sigma): {slopes}); escape by sigma {_medians(runs, 'sigma')}. Batch independence "
+            f"{_told(cell.batch_hold, cell.batch_told, cell.seeds)} (largest over smallest batch: {ratios or 'none'}); "
+            f"escape by batch {_medians(runs, 'batch_size')}."
+        )
+    counts = "; ".join(
+        f"{kind}: {(cells.explanation == kind).sum()} ({_cells(cells[cells.explanation == kind])})"
+        for kind in EXPLANATIONS
+    )
+    parts += ["", f"Cells per explanation: {counts}.", ""]
+    return "\n".join(parts)

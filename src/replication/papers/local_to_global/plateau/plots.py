@@ -1,5 +1,6 @@
 """Figures of the plateau analysis: the lowest curvature over (p, q) (full model and canonical
-restriction), plateau length against the saddle law, and where the bottom eigenvector lies."""
+restriction), plateau length against the saddle law, where the bottom eigenvector lies, and the
+escape iteration against the init's scale and the batch size."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from replication.claims import cell_holds
 
 from ..phase.plots import PQGrid
 from .analysis import SADDLE
+from .escape import cell_tests, escape_or_horizon, median_escape
 from .hessian import BLOCKS
 
 RESTRICTIONS = (("", "full model"), ("canonical_", "canonical directions"))
@@ -155,4 +157,88 @@ def direction_bars(cells: pd.DataFrame, point: str, count: int = 8) -> tuple[plt
     return fig, pd.DataFrame(rows)
 
 
-__all__ = ["SADDLE", "curvature_heatmaps", "direction_bars", "saddle_law_figure"]
+ESCAPE_PANELS = (
+    ("sigma", "log(1/sigma)  (sigma in brackets)", "linear"),
+    ("batch_size", "batch size (sequences)", "log"),
+)
+
+
+def _escape_x(sweep: str, values: pd.Series) -> np.ndarray:
+    values = values.astype(float).to_numpy()
+    return np.log(1 / values) if sweep == "sigma" else values
+
+
+def _escape_panel(ax, runs: pd.DataFrame, sweep: str, colour, label: str, shift: float) -> list[dict]:
+    """One cell's runs of one sweep: a point per seed (open at the horizon: never escaped) and the
+    median over seeds per value as a line, drawn ``shift`` (a fraction of a tick's spacing) off
+    the value so that cells do not hide each other; the rows of the figure's data (true values)."""
+    runs = runs.assign(x=_escape_x(sweep, runs.value), plotted=escape_or_horizon(runs))
+    medians = runs.groupby("x", sort=True).plotted.median()
+    bounds = {x: median_escape(group)[1] for x, group in runs.groupby("x")}
+
+    def drawn(x):
+        return np.asarray(x) * 2.0**shift if sweep == "batch_size" else np.asarray(x) + shift * np.log(2)
+
+    ax.plot(drawn(medians.index), medians.to_numpy(), color=colour, lw=1, label=label)
+    escaped = runs.escaped.astype(bool)
+    ax.scatter(drawn(runs.x[escaped]), runs.plotted[escaped], s=14, color=colour, alpha=0.8, lw=0)
+    ax.scatter(drawn(runs.x[~escaped]), runs.plotted[~escaped], s=16, facecolors="none", edgecolors=colour, lw=0.8)
+    return [
+        {
+            "sweep": sweep,
+            "p": r.p,
+            "q": r.q,
+            "value": r.value,
+            "x": r.x,
+            "seed": int(r.seed),
+            "escaped": bool(r.escaped),
+            "escape_plotted": r.plotted,
+            "median": float(medians.loc[r.x]),
+            "median_bound": bounds[r.x],
+            "horizon": int(r.horizon),
+        }
+        for r in runs.itertuples()
+    ]
+
+
+def escape_figure(escape: pd.DataFrame, factor: float) -> tuple[plt.Figure, pd.DataFrame]:
+    """Left: the escape iteration against log(1/sigma), right: against the batch size (log x), per
+    cell (colour, drawn slightly apart; the legend names what the cell's data support): a point per
+    seed, the median over seeds as a line; a run that never escaped sits at the horizon as an open
+    marker (a lower bound)."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.9))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    verdicts = cell_tests(escape, factor).set_index(["p", "q"]).explanation
+    horizon = int(escape.horizon.max())
+    rows = []
+    for ax, (sweep, xlabel, scale) in zip(axes, ESCAPE_PANELS):
+        part = escape[escape.sweep == sweep]
+        groups = list(part.groupby(["p", "q"], sort=False))
+        for k, ((p, q), runs) in enumerate(groups):
+            label = f"({p:g}, {q:g}): {verdicts.loc[(p, q)]}"
+            shift = 0.05 * (k - (len(groups) - 1) / 2)
+            rows += _escape_panel(ax, runs, sweep, colours[k % len(colours)], label, shift)
+        values = sorted(part.value.unique())
+        ax.set_xscale(scale)
+        ax.set_xticks(_escape_x(sweep, pd.Series(values)), [_tick(sweep, v) for v in values], fontsize=6)
+        ax.minorticks_off()
+        ax.axhline(horizon, color="0.5", lw=0.8, ls=":")
+        ax.set_ylim(0, horizon * 1.06)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("escape iteration")
+    axes[0].set_title("init scale: a saddle escape grows like log(1/sigma)", fontsize=8)
+    axes[1].set_title(f"batch noise: a saddle escape does not depend on it (5b: factor <= {factor:g})", fontsize=8)
+    axes[0].legend(fontsize=6, title="cell (p, q): supports", title_fontsize=6, loc="lower right")
+    fig.suptitle(
+        "What decides the escape (points: seeds; lines: medians; open at the dotted horizon: never escaped)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig, pd.DataFrame(rows)
+
+
+def _tick(sweep: str, value) -> str:
+    return f"{np.log(1 / value):.2f}\n({value:g})" if sweep == "sigma" else f"{value:g}"
+
+
+__all__ = ["SADDLE", "curvature_heatmaps", "direction_bars", "escape_figure", "saddle_law_figure"]

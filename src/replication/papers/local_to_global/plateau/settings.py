@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from replication.settings import from_mapping
 
+from ..markov import MarkovChain
 from ..phase.grid import Cell
-from ..phase.settings import PHASE_DIR, PhaseSettings
+from ..phase.settings import PHASE_DIR, PhaseSettings, phase_run_settings
+from ..transformer.settings import RunSettings, TransformerSettings
 
 PLATEAU_DIR = "results/local_to_global/plateau"
 INIT = "standard"  # the init whose plateau the canonical model explains (Thm 1: the local minimum at e = 0)
@@ -40,9 +43,80 @@ class PlateauSettings:
     hessian: HessianSettings
 
 
+# The escape sweeps: each changes one of the transformer's training keys (``TrainingSettings``).
+SWEEPS = ("sigma", "batch_size")
+
+
+@dataclass(frozen=True)
+class EscapeSettings:
+    """``plateau.escape``: the init-scale and batch sweeps at a few cells above the line."""
+
+    cells: tuple[tuple[float, float], ...]
+    seeds: tuple[int, ...]
+    sigma: tuple[float, ...]
+    batch_size: tuple[int, ...]
+    batch_factor: float
+
+    @property
+    def cell_list(self) -> list[Cell]:
+        return [Cell(MarkovChain(p, q)) for p, q in self.cells]
+
+    def values(self, sweep: str) -> tuple:
+        """The values of ``sweep`` (one of ``SWEEPS``), in config order."""
+        return getattr(self, sweep)
+
+    def value_named(self, sweep: str, name: str):
+        """The configured value of ``sweep`` whose name (``value_name``) is ``name``."""
+        return next(value for value in self.values(sweep) if value_name(value) == name)
+
+    @property
+    def jobs(self) -> list[tuple[Cell, str, float]]:
+        """(cell, sweep, value) of every training job, cell-major."""
+        return [(cell, sweep, value) for cell in self.cell_list for sweep in SWEEPS for value in self.values(sweep)]
+
+
+def value_name(value) -> str:
+    """A sweep value in a path or wildcard: ``0.005``, ``64``."""
+    return f"{value:g}"
+
+
 def plateau_settings(section: Mapping) -> PlateauSettings:
-    """The ``plateau`` section of the validated ``local_to_global`` section, typed."""
-    return from_mapping(PlateauSettings, section["plateau"])
+    """The ``plateau`` section of the validated ``local_to_global`` section, typed, without its
+    ``escape`` sweeps (``escape_settings``): changing the sweeps reruns no points or Hessian job."""
+    return from_mapping(PlateauSettings, {key: value for key, value in section["plateau"].items() if key != "escape"})
+
+
+def escape_settings(section: Mapping) -> EscapeSettings:
+    """The ``plateau.escape`` section of the validated ``local_to_global`` section, typed."""
+    return from_mapping(EscapeSettings, section["plateau"]["escape"])
+
+
+def escape_phase(phase: PhaseSettings, escape: EscapeSettings, cell: Cell) -> PhaseSettings:
+    """The phase grid's settings (horizon, evaluations, stopping rule, measures) narrowed to one
+    escape cell's runs: that cell alone, the standard init, the sweeps' seeds."""
+    return dataclasses.replace(phase, p=(cell.chain.p,), q=(cell.chain.q,), inits=(INIT,), seeds=escape.seeds)
+
+
+def escape_run_settings(
+    transformer: TransformerSettings, phase: PhaseSettings, escape: EscapeSettings, cell: Cell, sweep: str, value
+) -> RunSettings:
+    """One escape job's training settings: the cell's runs made as the phase grid makes them
+    (``phase_run_settings`` of ``escape_phase``) with ``sweep`` set to ``value``."""
+    run = phase_run_settings(transformer, escape_phase(phase, escape, cell), cell)
+    return dataclasses.replace(run, **{sweep: value})
+
+
+def escape_runtime(escape: EscapeSettings, batch_size: int, sweep: str, name: str) -> int:
+    """Minutes asked for one escape job (``name``: its value's): 30 per 16 sequences of its batch
+    (``batch_size``, the transformer's, outside the batch sweep), since a step costs about batch / 16
+    times one of batch 16 and the job's runs at batch 16 take minutes (docs/plateau.md)."""
+    batch = escape.value_named(sweep, name) if sweep == "batch_size" else batch_size
+    return 30 * max(1, -(-batch // 16))
+
+
+def escape_path(cell: Cell, sweep: str, value) -> str:
+    """The measures of one escape job's runs."""
+    return f"{PLATEAU_DIR}/escape/{cell.name}/{sweep}_{value_name(value)}.csv"
 
 
 def plateau_cells(phase: PhaseSettings) -> list[Cell]:
@@ -59,9 +133,17 @@ __all__ = [
     "INIT",
     "PHASE_DIR",
     "PLATEAU_DIR",
+    "SWEEPS",
+    "EscapeSettings",
     "HessianSettings",
     "PlateauSettings",
+    "escape_path",
+    "escape_phase",
+    "escape_run_settings",
+    "escape_runtime",
+    "escape_settings",
     "plateau_cells",
     "plateau_files",
     "plateau_settings",
+    "value_name",
 ]

@@ -14,9 +14,16 @@ from replication.papers.local_to_global.plateau import MANIFEST as L2G_PLATEAU_M
 from replication.papers.local_to_global.plateau.settings import (
     PHASE_DIR as L2G_PLATEAU_PHASE_DIR,
     PLATEAU_DIR as L2G_PLATEAU_DIR,
+    SWEEPS as L2G_ESCAPE_SWEEPS,
+    escape_path,
+    escape_phase,
+    escape_run_settings,
+    escape_runtime,
+    escape_settings,
     plateau_cells,
     plateau_files,
     plateau_settings,
+    value_name,
 )
 from replication.papers.local_to_global.transformer.settings import transformer_settings as l2g_plateau_transformer
 
@@ -26,6 +33,9 @@ L2G_PLATEAU_TRAINING = l2g_plateau_transformer(config["local_to_global"])
 L2G_PLATEAU_CELLS = [cell.name for cell in plateau_cells(L2G_PLATEAU_PHASE)]
 L2G_PLATEAU_CLAIMS = register_claims(f"{L2G_PLATEAU_DIR}/claims.csv", manifest=L2G_PLATEAU_MANIFEST)
 L2G_PLATEAU_FIGURES = L2G_PLATEAU_PAPER.figures_dir
+L2G_ESCAPE = escape_settings(config["local_to_global"])
+L2G_ESCAPE_CELLS = [cell.name for cell in L2G_ESCAPE.cell_list]
+L2G_ESCAPE_VALUES = {value_name(value) for sweep in L2G_ESCAPE_SWEEPS for value in L2G_ESCAPE.values(sweep)}
 
 
 rule l2g_plateau_points:
@@ -152,12 +162,87 @@ rule l2g_plateau_directions:
         "../scripts/l2g_plateau_directions.py"
 
 
+rule l2g_plateau_escape_runs:
+    """One cell's standard-init runs (every seed of the sweeps) trained as the phase grid trains them,
+    with sigma or the batch size set to one value of its sweep: their escape, plateau and CPU-s."""
+    output:
+        f"{L2G_PLATEAU_DIR}/escape/{{cell}}/{{sweep}}_{{value}}.csv",
+    log:
+        "logs/local_to_global/plateau/escape/{cell}_{sweep}_{value}.log",
+    wildcard_constraints:
+        cell="|".join(L2G_ESCAPE_CELLS),
+        sweep="|".join(L2G_ESCAPE_SWEEPS),
+        value="|".join(sorted(L2G_ESCAPE_VALUES)),
+    conda:
+        ENVIRONMENT
+    threads: L2G_PLATEAU_TRAINING.threads
+    resources:
+        # Up to three runs of the horizon at 16-32 ms a step at batch 16 (docs/phase-diagram.md), a step
+        # about batch / 16 times that: 30 min per 16 sequences of batch, and memory for the largest batch.
+        mem_mb=4000,
+        runtime=lambda wildcards: escape_runtime(
+            L2G_ESCAPE, L2G_PLATEAU_TRAINING.batch_size, wildcards.sweep, wildcards.value
+        ),
+    params:
+        settings=lambda wildcards: rule_param(
+            escape_run_settings(
+                L2G_PLATEAU_TRAINING,
+                L2G_PLATEAU_PHASE,
+                L2G_ESCAPE,
+                L2GPhaseCell.named(wildcards.cell),
+                wildcards.sweep,
+                L2G_ESCAPE.value_named(wildcards.sweep, wildcards.value),
+            )
+        ),
+        phase=lambda wildcards: rule_param(
+            escape_phase(L2G_PLATEAU_PHASE, L2G_ESCAPE, L2GPhaseCell.named(wildcards.cell))
+        ),
+    script:
+        "../scripts/l2g_plateau_escape_runs.py"
+
+
+rule l2g_plateau_escape_table:
+    """Every escape job's runs joined: one row per (cell, sweep, value, seed)."""
+    input:
+        runs=[escape_path(cell, sweep, value) for cell, sweep, value in L2G_ESCAPE.jobs],
+    output:
+        f"{L2G_PLATEAU_DIR}/escape.csv",
+    log:
+        "logs/local_to_global/plateau_escape_table.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        batch_factor=L2G_ESCAPE.batch_factor,
+    script:
+        "../scripts/l2g_plateau_escape_table.py"
+
+
+rule l2g_plateau_escape:
+    """The escape iteration against log(1/sigma) and against the batch size, per cell (never escaped: at the horizon)."""
+    input:
+        escape=rules.l2g_plateau_escape_table.output[0],
+    output:
+        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_escape.pdf"),
+    log:
+        "logs/local_to_global/plateau_escape.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        batch_factor=L2G_ESCAPE.batch_factor,
+    script:
+        "../scripts/l2g_plateau_escape.py"
+
+
 rule l2g_plateau_claims:
     """Per cell and point over seeds: a local minimum of the full model (3m) and of the canonical
-    restriction (3c); per point: the saddle law within a factor 2 (5s)."""
+    restriction (3c); per point: the saddle law within a factor 2 (5s); per escape cell over seeds:
+    the escape grows with log(1/sigma) (5i) and does not depend on the batch (5b)."""
     input:
         points=rules.l2g_plateau_tables.output.points,
         fits=rules.l2g_plateau_tables.output.fits,
+        escape=rules.l2g_plateau_escape_table.output[0],
     output:
         L2G_PLATEAU_CLAIMS,
     log:
@@ -167,15 +252,18 @@ rule l2g_plateau_claims:
         ENVIRONMENT
     params:
         hessian=rule_param(L2G_PLATEAU.hessian),
+        escape=rule_param(L2G_ESCAPE),
     script:
         "../scripts/l2g_plateau_claims.py"
 
 
 rule l2g_plateau_findings:
-    """figures/plateau_findings.md: where the plateau is a minimum and where a saddle, in words, from the tables."""
+    """figures/plateau_findings.md: where the plateau is a minimum and where a saddle, and what decides
+    the escape at the sweeps' cells, in words, from the tables."""
     input:
         cells=rules.l2g_plateau_tables.output.cells,
         fits=rules.l2g_plateau_tables.output.fits,
+        escape=rules.l2g_plateau_escape_table.output[0],
     output:
         "figures/plateau_findings.md",
     log:
@@ -185,5 +273,6 @@ rule l2g_plateau_findings:
         ENVIRONMENT
     params:
         significance=L2G_PLATEAU.hessian.significance,
+        batch_factor=L2G_ESCAPE.batch_factor,
     script:
         "../scripts/l2g_plateau_findings.py"

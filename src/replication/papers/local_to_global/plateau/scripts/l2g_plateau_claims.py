@@ -1,14 +1,15 @@
-"""Claims of the plateau analysis (results/local_to_global/plateau/claims.csv)."""
+"""Claims of the plateau analysis and of the escape sweeps (results/local_to_global/plateau/claims.csv)."""
 
 import pandas as pd
 
 from replication.claims import write_claims
 from replication.io import log_to
-from replication.papers.local_to_global.plateau.claims import plateau_claims
+from replication.papers.local_to_global.plateau.claims import escape_claims, plateau_claims
 
 log = log_to(snakemake.log[0])
 fits = pd.read_csv(snakemake.input.fits).to_dict("records")
 claims = plateau_claims(pd.read_csv(snakemake.input.points), snakemake.params.hessian, fits)
+claims += escape_claims(pd.read_csv(snakemake.input.escape), snakemake.params.escape)
 for claim in claims:
     log.info("%s [%s] holds=%s over %d runs", claim.claim_id, claim.kind, claim.holds, claim.n_runs)
 write_claims(claims, snakemake.output[0])

@@ -3,10 +3,9 @@
 import pandas as pd
 
 from replication.io import log_to, write_text
-from replication.papers.local_to_global.plateau.findings import findings
+from replication.papers.local_to_global.plateau.findings import escape_findings, findings
 
 log = log_to(snakemake.log[0])
-write_text(
-    findings(pd.read_csv(snakemake.input.cells), pd.read_csv(snakemake.input.fits), snakemake.params.significance),
-    snakemake.output[0],
-)
+text = findings(pd.read_csv(snakemake.input.cells), pd.read_csv(snakemake.input.fits), snakemake.params.significance)
+text += "\n" + escape_findings(pd.read_csv(snakemake.input.escape), snakemake.params.batch_factor)
+write_text(text, snakemake.output[0])
