@@ -47,12 +47,11 @@ lock: env
 	$(BIN)/pip-compile --quiet --extra dev --generate-hashes --allow-unsafe --strip-extras \
 		--no-emit-index-url --no-emit-find-links --output-file $(LOCK) pyproject.toml
 
+# $(call BUILD,target): the target in CONFIG's tree, or in the variant's when VARIANT or SET is given.
+BUILD = $(if $(strip $(VARIANT)$(SET)),$(VARIANT_RUN) $(1) --cores $(CORES),$(PIPELINE) $(1) --cores $(CORES) --configfile $(abspath $(CONFIG)))
+
 figures: env
-ifneq ($(strip $(VARIANT)$(SET)),)
-	$(VARIANT_RUN) figures/all --cores $(CORES)
-else
-	$(PIPELINE) figures/all --cores $(CORES) --configfile $(abspath $(CONFIG))
-endif
+	$(call BUILD,figures/all)
 
 # B against A (paper, reference, reference/<set>, a variant's name or a folder): settings that differ,
 # claims whose verdict changed, figures that moved beyond numerical noise; compare/<A>-vs-<B>/report.html.
@@ -68,12 +67,13 @@ sweep: env
 # The phase diagram over (p, q) (figures/phase, its claims in figures/phase_claims.md): a cluster-sized
 # workload (hours of CPU at the default grid; measured cost in docs/phase-diagram.md), not part of figures/all.
 phase: env
-	$(PIPELINE) figures/phase --cores $(CORES) --configfile $(abspath $(CONFIG))
+	$(call BUILD,figures/phase)
 
 # The loss landscape at the plateau, cell by cell (figures/plateau, its claims in figures/plateau_claims.md):
-# reads the phase grid (built first if missing); docs/plateau.md.
+# reads the phase grid (built first if missing); docs/plateau.md. VARIANT=plateau trains only the grid's
+# standard-init runs, all that the analysis reads.
 plateau: env
-	$(PIPELINE) figures/plateau --cores $(CORES) --configfile $(abspath $(CONFIG))
+	$(call BUILD,figures/plateau)
 
 # The phase diagram's reference set from the finished run in PHASE_DIR (figures/reference/phase: PNG
 # and CSV of its figures, claims report, provenance, settings), then that run's cost from the kernel's

@@ -17,8 +17,9 @@ CELLS = [(0.5, 0.8), (0.6, 0.7), (0.7, 0.6), (0.8, 0.5), (0.9, 0.9), (0.6, 0.9)]
 
 
 def synthetic(law_factor=None, seeds=(1, 2, 3)):
-    """Spectra and measures: cell k has lambda_min = -(k + 1) 1e-3 (a saddle, noise 1e-4) in every
-    seed but the last cell, a minimum; plateau lengths follow the law with constant 0.5, times
+    """Spectra and measures: cell k has a held-out curvature -(k + 1) 1e-3 (a saddle, noise 1e-4) in
+    every seed but the last cell, a minimum; lambda_min on the fitted batches 5e-4 below it (their
+    bias, which no verdict or law may read); plateau lengths follow the law with constant 0.5, times
     ``law_factor`` in the second cell when given."""
     spectra, runs = [], []
     for k, (p, q) in enumerate(CELLS):
@@ -28,8 +29,10 @@ def synthetic(law_factor=None, seeds=(1, 2, 3)):
             spectra.append(
                 {
                     "p": p, "q": q, "seed": seed, "step": 300, "kind": "fixed", "on_plateau": True,
-                    "lambda_1": lam, "noise": 1e-4, "saddle": lam < -2e-4, "gradient_norm": 0.01,
-                    "canonical_lambda_min": 1e-5, "canonical_noise": 1e-4, "canonical_saddle": False,
+                    "lambda_1": lam - 5e-4, "noise": 1e-4, "curvature": lam, "curvature_noise": 1e-4,
+                    "saddle": lam < -2e-4, "gradient_norm": 0.01,
+                    "canonical_lambda_min": -4e-4, "canonical_noise": 1e-4, "canonical_curvature": 1e-5,
+                    "canonical_curvature_noise": 1e-4, "canonical_saddle": False,
                     "canonical_weight": 0.1,
                     **{f"weight_{b}": 1.0 if b == "W_1" else 0.0 for b in BLOCKS},
                 }
@@ -45,7 +48,8 @@ def test_summary_counts_the_saddles_per_cell():
     cells = summarise(synthetic())
     assert len(cells) == len(CELLS)
     assert cells.saddles.tolist() == [3] * (len(CELLS) - 1) + [0]
-    assert cells.lambda_min.iloc[0] == pytest.approx(-1e-3)
+    assert cells.curvature.iloc[0] == pytest.approx(-1e-3) and cells.lambda_min.iloc[0] == pytest.approx(-1.5e-3)
+    assert cells.canonical_curvature.iloc[0] == pytest.approx(1e-5) and cells.curvature_noise.iloc[0] == 1e-4
 
 
 def test_the_saddle_law_fits_on_half_and_checks_the_other():

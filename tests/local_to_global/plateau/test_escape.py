@@ -20,6 +20,7 @@ from replication.papers.local_to_global.plateau.escape import (
     batch_ratio,
     cell_tests,
     explanation,
+    phase_grid_runs,
     sigma_slope,
     sweep_runs,
 )
@@ -27,18 +28,20 @@ from replication.papers.local_to_global.plateau.findings import escape_findings
 from replication.papers.local_to_global.plateau.plots import escape_figure
 from replication.papers.local_to_global.plateau.settings import (
     EscapeSettings,
+    escape_files,
     escape_path,
     escape_phase,
     escape_run_settings,
     escape_runtime,
     escape_settings,
+    from_phase_grid,
     value_name,
 )
 from replication.papers.local_to_global.transformer.settings import transformer_settings
 
 HORIZON = 3000
 SIGMAS = (0.005, 0.01, 0.02, 0.04)
-BATCHES = (16, 64, 256)
+BATCHES = (4, 8, 16)
 SETTINGS = EscapeSettings(
     cells=((0.5, 0.8),), seeds=(1, 2, 3), sigma=SIGMAS, batch_size=BATCHES, batch_factor=2.0
 )  # fmt: skip
@@ -89,13 +92,66 @@ def test_the_default_sweeps_and_their_jobs():
     assert escape.sigma == SIGMAS and escape.batch_size == BATCHES and escape.seeds == (1, 2, 3)
     assert escape.batch_factor == 2.0
     assert len(escape.jobs) == 4 * (4 + 3)
-    assert escape.value_named("sigma", value_name(0.005)) == 0.005 and escape.value_named("batch_size", "64") == 64
+    assert escape.value_named("sigma", value_name(0.005)) == 0.005 and escape.value_named("batch_size", "8") == 8
     assert escape_path(Cell.keyed(0.5, 0.8), "sigma", 0.005).endswith("escape/p0.5_q0.8/sigma_0.005.csv")
-    runtimes = [escape_runtime(escape, 16, sweep, value_name(value)) for _, sweep, value in escape.jobs[:7]]
-    assert runtimes == [30] * 4 + [30, 120, 480]
+    assert escape_path(Cell.keyed(0.5, 0.8), "sigma", 0.02, True).endswith("escape/p0.5_q0.8/phase_sigma_0.02.csv")
+    wide = dataclasses.replace(escape, batch_size=(4, 16, 64, 256))
+    assert [escape_runtime(wide, 16, "batch_size", value_name(b)) for b in wide.batch_size] == [30, 30, 120, 480]
+    # At the default grid every sweep cell is a cell of it: sigma 0.02 and batch 16 are its runs, read, not trained.
+    transformer, phase = transformer_settings(section), phase_settings(section)
+    files = escape_files(transformer, phase, escape)
+    read = [path for path in files if "/phase_" in path]
+    assert len(files) == len(escape.jobs) and len(read) == 2 * 4
+    assert all(path.endswith(("phase_sigma_0.02.csv", "phase_batch_size_16.csv")) for path in read)
 
 
-@pytest.mark.parametrize("sweep, value", [("sigma", 0.005), ("batch_size", 256)])
+def test_a_job_is_read_from_the_phase_grid_only_when_the_grid_has_its_runs():
+    section = schema_defaults()["local_to_global"]
+    transformer, phase, escape = transformer_settings(section), phase_settings(section), escape_settings(section)
+    on_grid = Cell.keyed(0.7, 0.6)
+    assert from_phase_grid(transformer, phase, escape, on_grid, "sigma", transformer.sigma)
+    assert from_phase_grid(transformer, phase, escape, on_grid, "batch_size", transformer.batch_size)
+    assert not from_phase_grid(transformer, phase, escape, on_grid, "sigma", 0.01)  # not the grid's setting
+    assert not from_phase_grid(transformer, phase, escape, Cell.keyed(0.75, 0.6), "sigma", transformer.sigma)
+    more_seeds = dataclasses.replace(escape, seeds=(1, 2, 3, 4))
+    assert not from_phase_grid(transformer, phase, more_seeds, on_grid, "sigma", transformer.sigma)
+    ours_only = dataclasses.replace(phase, inits=("ours",))
+    assert not from_phase_grid(transformer, ours_only, escape, on_grid, "sigma", transformer.sigma)
+
+
+def test_the_rows_read_from_the_phase_grid_are_its_measures_of_the_cell():
+    section = schema_defaults()["local_to_global"]
+    transformer, phase, escape = transformer_settings(section), phase_settings(section), escape_settings(section)
+    cell = Cell.keyed(0.7, 0.6)
+    settings = escape_run_settings(transformer, phase, escape, cell, "batch_size", 16)
+    keys = [
+        (p, q, init, seed)
+        for p, q in ((0.7, 0.6), (0.6, 0.7))
+        for init in ("standard", "ours")
+        for seed in (1, 2, 3, 4)
+    ]
+    measures = pd.DataFrame(
+        [{"p": p, "q": q, "init": init, "seed": seed, "escaped": seed != 2,
+          "escape": np.nan if seed == 2 else 100.0 * seed + p, "drop_end": 40, "plateau_length": 60.0,
+          "steps_run": 900 + seed, "stopped_early": seed != 2}
+         for p, q, init, seed in keys]
+    )  # fmt: skip
+    costs = pd.DataFrame(
+        [
+            {"init": init, "seed": seed, "horizon": 3000, "cpu_s": 1.0 + seed, "wall_s": 2.0}
+            for _, _, init, seed in keys[:8]
+        ]
+    )
+    rows = phase_grid_runs(settings, "batch_size", measures, costs, (3, 1, 2))
+    assert list(rows.columns) == COLUMNS and rows.seed.tolist() == [1, 2, 3]
+    assert rows.escape.tolist() == pytest.approx([100.7, np.nan, 300.7], nan_ok=True)
+    assert rows.escaped.tolist() == [True, False, True] and rows.cpu_s.tolist() == [2.0, 3.0, 4.0]
+    assert (rows.value == 16).all() and (rows.batch_size == 16).all() and (rows.sigma == transformer.sigma).all()
+    with pytest.raises(ValueError, match=r"no standard-init runs of seeds \[5\]"):
+        phase_grid_runs(settings, "batch_size", measures, costs, (1, 5))
+
+
+@pytest.mark.parametrize("sweep, value", [("sigma", 0.005), ("batch_size", 4)])
 def test_a_jobs_runs_are_the_phase_runs_with_one_setting_changed(sweep, value):
     section = schema_defaults()["local_to_global"]
     transformer, phase, escape = transformer_settings(section), phase_settings(section), escape_settings(section)
@@ -106,7 +162,8 @@ def test_a_jobs_runs_are_the_phase_runs_with_one_setting_changed(sweep, value):
     assert run.steps == phase.horizon and run.schedule.horizon == phase.horizon
     narrowed = escape_phase(phase, escape, cell)
     assert narrowed.cells == [cell] and narrowed.runs == [("standard", seed) for seed in escape.seeds]
-    assert (narrowed.stop, narrowed.measures, narrowed.horizon) == (phase.stop, phase.measures, phase.horizon)
+    assert (narrowed.measures, narrowed.horizon) == (phase.measures, phase.horizon)
+    assert (narrowed.stop.closed, narrowed.stop.patience) == (phase.measures.escape, 0)  # each run ends at its escape
 
 
 def test_a_jobs_rows_are_the_phase_measures_of_its_runs():
@@ -221,7 +278,7 @@ def test_the_claims_per_cell_are_the_verdicts_of_the_seeds_that_can_be_told():
     assert claims["5i (p=0.6, q=0.9)"].n_runs == 1 and claims["5i (p=0.6, q=0.9)"].holds
     assert claims["5b (p=0.6, q=0.9)"].n_runs == 2 and not claims["5b (p=0.6, q=0.9)"].holds
     statement = claims["5b (p=0.5, q=0.8)"].statement
-    assert "at batch 256 it comes at most 2 times later than at batch 16" in statement and "sigma 0.02" in statement
+    assert "at batch 16 it comes at most 2 times later than at batch 4" in statement and "sigma 0.02" in statement
     assert "sigma 0.005, 0.01, 0.02, 0.04 at batch 16" in claims["5i (p=0.5, q=0.8)"].statement
 
 
@@ -231,7 +288,7 @@ def test_the_findings_name_each_cells_explanation():
     assert "- **(0.9, 0.9): not checkable.** Growth with log(1/sigma) cannot be told in any of the 3 seeds" in text
     assert "Batch independence holds in 1 of the 2 seeds (of 3) that can be told" in text
     assert "escape by sigma 0.005: >= 3000, 0.01: >= 3000, 0.02: >= 3000, 0.04: 372" in text  # 1 of 3 never: exact
-    assert "escape by batch 16: 500, 64: 1500, 256: >= 3000" in text
+    assert "escape by batch 4: 500, 8: 1500, 16: >= 3000" in text
     assert "saddle: 1 ((0.5, 0.8)); noise: 2 ((0.8, 0.5), (0.6, 0.9)); neither: 1 ((0.7, 0.6))" in text
 
 

@@ -138,3 +138,28 @@ def test_float32_products_give_the_float64_eigenvalues_to_float32_precision():
     assert np.allclose(low32, low64, rtol=0, atol=resolution)
     assert top32 == pytest.approx(top64, abs=resolution)
     assert not np.allclose(low32, low64, rtol=0, atol=1e-3 * np.finfo(np.float32).eps * abs(top64))  # float32 it is
+
+
+def test_the_verdict_reads_the_curvature_on_held_out_batches():
+    """point_spectrum's lambda_min is eigh's on the fitted batches; its curvature is v^T H_b v of that
+    eigenvector, averaged over the held-out batches, each H_b the full Hessian of one held-out batch;
+    the saddle verdict is that curvature against its standard error, not lambda_min."""
+    from replication.papers.local_to_global.markov import MarkovChain
+    from replication.papers.local_to_global.plateau.settings import HessianSettings
+    from replication.papers.local_to_global.plateau.spectrum import point_spectrum
+
+    parameters = tiny_parameters(scale=0.7)
+    flat = FlatParameters.of(parameters)
+    fitted, held_out = [tiny_batch(seed) for seed in (1, 2)], [tiny_batch(seed) for seed in (3, 4, 5)]
+    hessian = HessianSettings(
+        batches=2, batch_size=BATCH, seed=0, smallest=1, tol=1e-8, significance=2.0, dtype="float64"
+    )
+    row = point_spectrum(parameters, MarkovChain(0.6, 0.8), fitted, hessian, 0, held_out)
+    x, y = (torch.cat(parts) for parts in zip(*fitted))
+    values, vectors = np.linalg.eigh(full_hessian(flat, x, y))
+    assert row["lambda_1"] == pytest.approx(values[0], rel=1e-6)
+    curvatures = [vectors[:, 0] @ full_hessian(flat, xb, yb) @ vectors[:, 0] for xb, yb in held_out]
+    assert row["curvature"] == pytest.approx(np.mean(curvatures), rel=1e-5)
+    assert row["curvature_noise"] == pytest.approx(np.std(curvatures, ddof=1) / np.sqrt(3), rel=1e-5)
+    assert row["curvature"] != pytest.approx(row["lambda_1"], rel=1e-3)  # the two estimates differ
+    assert row["saddle"] == (row["curvature"] < -2.0 * row["curvature_noise"])

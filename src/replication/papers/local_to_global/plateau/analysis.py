@@ -29,7 +29,9 @@ def join_runs(spectra: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
 
 def summarise(points: pd.DataFrame) -> pd.DataFrame:
     """One row per (cell, point) over the seeds on the plateau there: median lambda_min and its
-    noise, the canonical restriction's, the fraction of saddles, and the median block weights."""
+    spread on the fitted batches, the median held-out curvature along its eigenvector and that
+    curvature's noise (the verdict's), the canonical restriction's, the saddles, and the median
+    block weights."""
     rows = []
     on = points[points.on_plateau]
     for (p, q, point), group in on.groupby(["p", "q", "point"], sort=False):
@@ -41,9 +43,13 @@ def summarise(points: pd.DataFrame) -> pd.DataFrame:
                 "seeds": len(group),
                 "lambda_min": float(group.lambda_1.median()),
                 "noise": float(group.noise.median()),
+                "curvature": float(group.curvature.median()),
+                "curvature_noise": float(group.curvature_noise.median()),
                 "saddles": int(group.saddle.sum()),
                 "canonical_lambda_min": float(group.canonical_lambda_min.median()),
                 "canonical_noise": float(group.canonical_noise.median()),
+                "canonical_curvature": float(group.canonical_curvature.median()),
+                "canonical_curvature_noise": float(group.canonical_curvature_noise.median()),
                 "canonical_saddles": int(group.canonical_saddle.sum()),
                 "canonical_weight": float(group.canonical_weight.median()),
                 "gradient_norm": float(group.gradient_norm.median()),
@@ -55,16 +61,18 @@ def summarise(points: pd.DataFrame) -> pd.DataFrame:
 
 
 def saddle_law(points: pd.DataFrame, sigma: float, point: str) -> tuple[pd.DataFrame, dict]:
-    """Plateau length against the saddle law's clock log(1/sigma) / |lambda_min| over the runs that
-    escaped from a saddle at ``point``: the constant of proportionality fitted (geometric mean of the
-    ratios) on every other cell, in grid order, and checked on the rest.
+    """Plateau length against the saddle law's clock log(1/sigma) / |curvature| (the held-out
+    curvature along the bottom eigenvector: the rate of the negative direction, free of the fitted
+    batches' bias) over the runs that escaped from a saddle at ``point``: the constant of
+    proportionality fitted (geometric mean of the ratios) on every other cell, in grid order, and
+    checked on the rest.
 
     Returns one row per run (clock, plateau, half, prediction) and the fit: the constant, the rank
     correlation over the held-out runs, and the largest factor between prediction and measurement there.
     """
     frame = points[(points.point == point) & points.on_plateau & points.saddle & ~points.censored.astype(bool)]
     frame = frame.copy()
-    frame["clock"] = np.log(1 / sigma) / np.abs(frame.lambda_1)
+    frame["clock"] = np.log(1 / sigma) / np.abs(frame.curvature)
     cells = list(dict.fromkeys(zip(frame.p, frame.q)))
     fit_cells = set(cells[::2])
     frame["half"] = ["fit" if (p, q) in fit_cells else "check" for p, q in zip(frame.p, frame.q)]

@@ -22,6 +22,7 @@ from ..phase.settings import PhaseSettings
 from ..phase.tables import measure_runs
 from ..phase.training import CellOutputs
 from ..transformer.settings import RunSettings
+from .settings import INIT
 
 # Per run of escape.csv; cpu_s and wall_s are the only columns whose bytes change between reruns.
 COLUMNS = [
@@ -46,17 +47,38 @@ SADDLE, NOISE, NEITHER, NOT_CHECKABLE = "saddle", "noise", "neither", "not check
 EXPLANATIONS = (SADDLE, NOISE, NEITHER, NOT_CHECKABLE)
 
 
+def _job_rows(runs: pd.DataFrame, costs: pd.DataFrame, settings: RunSettings, sweep: str) -> pd.DataFrame:
+    """escape.csv's rows of one job: its runs' measures (``runs``), their costs (init, seed, horizon,
+    cpu_s, wall_s) and the job's sweep, value, sigma and batch size."""
+    costs = costs[["init", "seed", "horizon", "cpu_s", "wall_s"]]
+    frame = runs.merge(costs, on=["init", "seed"], validate="one_to_one")
+    frame["sweep"], frame["value"] = sweep, getattr(settings, sweep)
+    frame["sigma"], frame["batch_size"] = settings.sigma, settings.batch_size
+    return frame[COLUMNS]
+
+
 def sweep_runs(settings: RunSettings, sweep: str, outputs: CellOutputs, phase: PhaseSettings) -> pd.DataFrame:
     """One row per seed of one escape job (``settings``: its runs', ``outputs``: what
     ``phase.training.train_cell`` made of them), measured as the phase grid measures its runs
     (``phase.tables.measure_runs``), with the job's sweep, value, sigma and batch size and each run's
     CPU and wall seconds from the kernel."""
-    runs = measure_runs({Cell(settings.chain): outputs}, phase)
-    costs = outputs.runs[["init", "seed", "horizon", "cpu_s", "wall_s"]]
-    frame = runs.merge(costs, on=["init", "seed"], how="left", validate="one_to_one")
-    frame["sweep"], frame["value"] = sweep, getattr(settings, sweep)
-    frame["sigma"], frame["batch_size"] = settings.sigma, settings.batch_size
-    return frame[COLUMNS]
+    return _job_rows(measure_runs({Cell(settings.chain): outputs}, phase), outputs.runs, settings, sweep)
+
+
+def phase_grid_runs(
+    settings: RunSettings, sweep: str, measures: pd.DataFrame, costs: pd.DataFrame, seeds
+) -> pd.DataFrame:
+    """The rows of an escape job whose runs are the phase grid's (``settings.from_phase_grid``): the
+    grid's measures of the cell's standard-init runs at ``seeds`` (``measures``: measures.csv) with
+    their costs (``costs``: the cell's runs.csv). Their steps and CPU are those of the grid's runs,
+    which go on to the entropy rate."""
+    chain = settings.chain
+    runs = measures[np.isclose(measures.p, chain.p) & np.isclose(measures.q, chain.q) & (measures.init == INIT)]
+    runs = runs[runs.seed.isin(seeds)].sort_values("seed")
+    if sorted(runs.seed) != sorted(seeds):
+        missing = sorted(set(seeds) - set(runs.seed))
+        raise ValueError(f"the phase grid has no {INIT}-init runs of seeds {missing} at {chain}")
+    return _job_rows(runs, costs, settings, sweep).reset_index(drop=True)
 
 
 def escape_or_horizon(runs: pd.DataFrame) -> pd.Series:

@@ -21,7 +21,8 @@ def _point_findings(cells: pd.DataFrame, significance: float) -> list[str]:
     mixed = cells[(cells.saddles > 0) & (cells.saddles < cells.seeds)]
     canonical = cells[cells.canonical_saddles > 0]
     lines = [
-        f"- **A saddle in every seed** (lambda_min < -{significance:g} x its noise): {len(every)} of {len(cells)} "
+        f"- **A saddle in every seed** (curvature along the lowest eigenvector on held-out batches < "
+        f"-{significance:g} x its noise): {len(every)} of {len(cells)} "
         f"cells: {_cells(every)}.",
         f"- **A minimum within the noise in every seed**: {len(none)} of {len(cells)} cells: {_cells(none)}.",
         f"- **Seeds disagree**: {len(mixed)} cells: {_cells(mixed)}.",
@@ -37,8 +38,11 @@ def _point_findings(cells: pd.DataFrame, significance: float) -> list[str]:
             f"canonical directions is {every.canonical_weight.median():.2f}; the largest blocks are {top}."
         )
     lines.append(
-        f"- lambda_min ranges over {cells.lambda_min.min():.3g} to {cells.lambda_min.max():.3g} (median noise "
-        f"{cells.noise.median():.2g}); the gradient norm there has median {cells.gradient_norm.median():.2g}."
+        f"- The held-out curvature ranges over {cells.curvature.min():.3g} to {cells.curvature.max():.3g} "
+        f"(median noise {cells.curvature_noise.median():.2g}); lambda_min on the fitted batches over "
+        f"{cells.lambda_min.min():.3g} to {cells.lambda_min.max():.3g}, below the held-out curvature by a median "
+        f"{(cells.curvature - cells.lambda_min).median():.2g} (the fitted batches' bias); the gradient norm has "
+        f"median {cells.gradient_norm.median():.2g}."
     )
     return lines
 

@@ -20,12 +20,13 @@ RESTRICTIONS = (("", "full model"), ("canonical_", "canonical directions"))
 
 
 def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Figure, pd.DataFrame]:
-    """One row per point, one column per restriction: the median lambda_min over seeds on a diverging
-    map centred on 0, its value and the seeds that are saddles written in the cell, hatched where
-    |lambda_min| is below ``significance`` x its noise; the line p + q = 1 dashed."""
+    """One row per point, one column per restriction: the median held-out curvature along the
+    lowest eigenvector over seeds (the verdict's estimate of lambda_min, free of the fitted batches'
+    bias) on a diverging map centred on 0, its value and the seeds that are saddles written in the
+    cell, hatched where it is within ``significance`` x its noise of 0; the line p + q = 1 dashed."""
     points = list(dict.fromkeys(cells.point))
     grid = PQGrid.of(cells)
-    scale = float(np.nanmax(np.abs(cells[["lambda_min", "canonical_lambda_min"]].to_numpy()))) or 1.0
+    scale = float(np.nanmax(np.abs(cells[["curvature", "canonical_curvature"]].to_numpy()))) or 1.0
 
     fig, axes = plt.subplots(len(points), 2, figsize=(8.4, 3.8 * len(points)), squeeze=False)
     rows = []
@@ -33,7 +34,7 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
         frame = cells[cells.point == point]
         for c, (prefix, label) in enumerate(RESTRICTIONS):
             ax = axes[r, c]
-            values = grid.values(frame, f"{prefix}lambda_min")
+            values = grid.values(frame, f"{prefix}curvature")
             image = ax.pcolormesh(
                 grid.p_edges,
                 grid.q_edges,
@@ -44,7 +45,7 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
             )
             fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=6)
             for row in frame.itertuples():
-                value, noise = getattr(row, f"{prefix}lambda_min"), getattr(row, f"{prefix}noise")
+                value, noise = getattr(row, f"{prefix}curvature"), getattr(row, f"{prefix}curvature_noise")
                 saddles = getattr(row, f"{prefix}saddles")
                 resolved = abs(value) >= significance * noise
                 if not resolved:
@@ -69,18 +70,19 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
                         "restriction": label,
                         "p": row.p,
                         "q": row.q,
-                        "lambda_min": value,
-                        "noise": noise,
+                        "curvature": value,
+                        "curvature_noise": noise,
+                        "lambda_min": getattr(row, f"{prefix}lambda_min"),
                         "resolved": resolved,
                         "saddles": saddles,
                         "seeds": row.seeds,
                         "local_minimum": minimum,
                     }
                 )
-            grid.axes(ax, f"{point}: lowest Hessian eigenvalue, {label}")
+            grid.axes(ax, f"{point}: lowest curvature, {label}")
     fig.suptitle(
-        "Curvature at the plateau (x 1e-3; saddles/seeds in each cell; red: a saddle in most seeds; "
-        f"hatched: |lambda_min| < {significance:g} x noise)",
+        "Curvature at the plateau along the lowest eigenvector, on held-out batches (x 1e-3; saddles/seeds;\n"
+        f"red: a saddle in most seeds; hatched: |curvature| < {significance:g} x its noise)",
         fontsize=9,
     )
     fig.tight_layout()
@@ -88,7 +90,7 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
 
 
 def saddle_law_figure(law: pd.DataFrame, fit: dict) -> tuple[plt.Figure, pd.DataFrame]:
-    """Plateau length of every run that escaped a saddle against log(1/sigma) / |lambda_min|: the
+    """Plateau length of every run that escaped a saddle against log(1/sigma) / |curvature|: the
     fitted half and the checked half, and the fitted law through the origin."""
     fig, ax = plt.subplots(figsize=(4.8, 3.8))
     for half, marker in (("fit", "o"), ("check", "s")):
@@ -101,7 +103,7 @@ def saddle_law_figure(law: pd.DataFrame, fit: dict) -> tuple[plt.Figure, pd.Data
         clock = np.linspace(0, law.clock.max() * 1.05, 50)
         ax.plot(clock, fit["constant"] * clock, color="black", lw=1, label=f"law: {fit['constant']:.3g} x clock")
         ax.fill_between(clock, fit["constant"] * clock / 2, 2 * fit["constant"] * clock, color="0.8", alpha=0.5, lw=0)
-    ax.set_xlabel("log(1/sigma) / |lambda_min|")
+    ax.set_xlabel("log(1/sigma) / |curvature|")
     ax.set_ylabel("plateau length (iterations)")
     factor = fit.get("max_factor", np.nan)
     ax.set_title(
@@ -113,19 +115,19 @@ def saddle_law_figure(law: pd.DataFrame, fit: dict) -> tuple[plt.Figure, pd.Data
     if len(law):
         ax.legend(fontsize=6)
     fig.tight_layout()
-    columns = ["p", "q", "seed", "point", "lambda_1", "clock", "plateau_length", "half", "prediction"]
+    columns = ["p", "q", "seed", "point", "lambda_1", "curvature", "clock", "plateau_length", "half", "prediction"]
     return fig, law[columns].reset_index(drop=True)
 
 
 def direction_bars(cells: pd.DataFrame, point: str, count: int = 8) -> tuple[plt.Figure, pd.DataFrame]:
     """The bottom eigenvector's share per parameter block (median over seeds), for up to ``count``
-    cells at ``point`` spread over the range of lambda_min, with its share in the canonical directions."""
-    frame = cells[cells.point == point].sort_values("lambda_min").reset_index(drop=True)
+    cells at ``point`` spread over the range of the held-out curvature, with its share in the canonical directions."""
+    frame = cells[cells.point == point].sort_values("curvature").reset_index(drop=True)
     chosen = frame.iloc[np.unique(np.linspace(0, len(frame) - 1, min(count, len(frame))).round().astype(int))]
     fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(chosen) + 1.6))
     left = np.zeros(len(chosen))
     labels = [
-        f"({r.p:g}, {r.q:g}) {r.lambda_min * 1e3:.2f}e-3, canonical {r.canonical_weight:.2f}"
+        f"({r.p:g}, {r.q:g}) {r.curvature * 1e3:.2f}e-3, canonical {r.canonical_weight:.2f}"
         for r in chosen.itertuples()
     ]
     colours = plt.get_cmap("tab10").colors
@@ -141,7 +143,7 @@ def direction_bars(cells: pd.DataFrame, point: str, count: int = 8) -> tuple[plt
                 "point": point,
                 "block": block,
                 "share": s,
-                "lambda_min": r.lambda_min,
+                "curvature": r.curvature,
                 "canonical_weight": r.canonical_weight,
             }
             for r, s in zip(chosen.itertuples(), share)
@@ -150,7 +152,8 @@ def direction_bars(cells: pd.DataFrame, point: str, count: int = 8) -> tuple[plt
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of the bottom eigenvector's squared norm")
     ax.set_title(
-        f"Where the lowest curvature lies, {point}\n((p, q), lambda_min, share in the canonical directions)", fontsize=8
+        f"Where the lowest curvature lies, {point}\n((p, q), held-out curvature, share in the canonical directions)",
+        fontsize=8,
     )
     ax.legend(fontsize=6, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
     fig.tight_layout()

@@ -10,7 +10,7 @@ from replication.settings import from_mapping
 
 from ..markov import MarkovChain
 from ..phase.grid import Cell
-from ..phase.settings import PHASE_DIR, PhaseSettings, phase_run_settings
+from ..phase.settings import PHASE_DIR, PhaseSettings, StopSettings, phase_run_settings
 from ..transformer.settings import RunSettings, TransformerSettings
 
 PLATEAU_DIR = "results/local_to_global/plateau"
@@ -92,9 +92,29 @@ def escape_settings(section: Mapping) -> EscapeSettings:
 
 
 def escape_phase(phase: PhaseSettings, escape: EscapeSettings, cell: Cell) -> PhaseSettings:
-    """The phase grid's settings (horizon, evaluations, stopping rule, measures) narrowed to one
-    escape cell's runs: that cell alone, the standard init, the sweeps' seeds."""
-    return dataclasses.replace(phase, p=(cell.chain.p,), q=(cell.chain.q,), inits=(INIT,), seeds=escape.seeds)
+    """The phase grid's settings (horizon, evaluations, measures) narrowed to one escape cell's runs:
+    that cell alone, the standard init, the sweeps' seeds; each run stops at its escape (the first
+    evaluation whose smoothed closed fraction reaches ``measures.escape``, as the escape measure
+    reads it). The sweeps read nothing after the escape, and the trajectory up to it is the one of a
+    run that goes on to the entropy rate."""
+    stop = StopSettings(closed=phase.measures.escape, patience=0)
+    return dataclasses.replace(
+        phase, p=(cell.chain.p,), q=(cell.chain.q,), inits=(INIT,), seeds=escape.seeds, stop=stop
+    )
+
+
+def from_phase_grid(
+    transformer: TransformerSettings, phase: PhaseSettings, escape: EscapeSettings, cell: Cell, sweep: str, value
+) -> bool:
+    """Whether an escape job's runs are runs of the phase grid: ``value`` is the transformer's own
+    setting of ``sweep``, the cell is on the grid and the grid trains the standard init at every
+    seed of the sweeps. Such a job is read from the grid's measures, not trained again."""
+    return (
+        value == getattr(transformer, sweep)
+        and cell in phase.cells
+        and INIT in phase.inits
+        and set(escape.seeds) <= set(phase.seeds)
+    )
 
 
 def escape_run_settings(
@@ -114,9 +134,19 @@ def escape_runtime(escape: EscapeSettings, batch_size: int, sweep: str, name: st
     return 30 * max(1, -(-batch // 16))
 
 
-def escape_path(cell: Cell, sweep: str, value) -> str:
-    """The measures of one escape job's runs."""
-    return f"{PLATEAU_DIR}/escape/{cell.name}/{sweep}_{value_name(value)}.csv"
+def escape_path(cell: Cell, sweep: str, value, phase_grid: bool = False) -> str:
+    """The measures of one escape job's runs: trained (``<sweep>_<value>.csv``) or read from the
+    phase grid (``phase_<sweep>_<value>.csv``, ``from_phase_grid``)."""
+    prefix = "phase_" if phase_grid else ""
+    return f"{PLATEAU_DIR}/escape/{cell.name}/{prefix}{sweep}_{value_name(value)}.csv"
+
+
+def escape_files(transformer: TransformerSettings, phase: PhaseSettings, escape: EscapeSettings) -> list[str]:
+    """Every escape job's measures, in ``EscapeSettings.jobs`` order, trained or read from the grid."""
+    return [
+        escape_path(cell, sweep, value, from_phase_grid(transformer, phase, escape, cell, sweep, value))
+        for cell, sweep, value in escape.jobs
+    ]
 
 
 def plateau_cells(phase: PhaseSettings) -> list[Cell]:
@@ -137,11 +167,13 @@ __all__ = [
     "EscapeSettings",
     "HessianSettings",
     "PlateauSettings",
+    "escape_files",
     "escape_path",
     "escape_phase",
     "escape_run_settings",
     "escape_runtime",
     "escape_settings",
+    "from_phase_grid",
     "plateau_cells",
     "plateau_files",
     "plateau_settings",

@@ -15,11 +15,12 @@ from replication.papers.local_to_global.plateau.settings import (
     PHASE_DIR as L2G_PLATEAU_PHASE_DIR,
     PLATEAU_DIR as L2G_PLATEAU_DIR,
     SWEEPS as L2G_ESCAPE_SWEEPS,
-    escape_path,
+    escape_files,
     escape_phase,
     escape_run_settings,
     escape_runtime,
     escape_settings,
+    from_phase_grid,
     plateau_cells,
     plateau_files,
     plateau_settings,
@@ -164,7 +165,8 @@ rule l2g_plateau_directions:
 
 rule l2g_plateau_escape_runs:
     """One cell's standard-init runs (every seed of the sweeps) trained as the phase grid trains them,
-    with sigma or the batch size set to one value of its sweep: their escape, plateau and CPU-s."""
+    with sigma or the batch size set to one value of its sweep, each to its escape: their escape,
+    plateau and CPU-s."""
     output:
         f"{L2G_PLATEAU_DIR}/escape/{{cell}}/{{sweep}}_{{value}}.csv",
     log:
@@ -201,10 +203,42 @@ rule l2g_plateau_escape_runs:
         "../scripts/l2g_plateau_escape_runs.py"
 
 
+rule l2g_plateau_escape_phase_runs:
+    """An escape job whose runs are the phase grid's (the transformer's own sigma or batch size at a
+    cell of the grid): its rows read from the grid's measures, not trained again."""
+    input:
+        measures=f"{L2G_PLATEAU_PHASE_DIR}/measures.csv",
+        costs=f"{L2G_PLATEAU_PHASE_DIR}/cells/{{cell}}/runs.csv",
+    output:
+        f"{L2G_PLATEAU_DIR}/escape/{{cell}}/phase_{{sweep}}_{{value}}.csv",
+    log:
+        "logs/local_to_global/plateau/escape/{cell}_phase_{sweep}_{value}.log",
+    wildcard_constraints:
+        cell="|".join(L2G_ESCAPE_CELLS),
+        sweep="|".join(L2G_ESCAPE_SWEEPS),
+        value="|".join(sorted(L2G_ESCAPE_VALUES)),
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        settings=lambda wildcards: rule_param(
+            escape_run_settings(
+                L2G_PLATEAU_TRAINING,
+                L2G_PLATEAU_PHASE,
+                L2G_ESCAPE,
+                L2GPhaseCell.named(wildcards.cell),
+                wildcards.sweep,
+                L2G_ESCAPE.value_named(wildcards.sweep, wildcards.value),
+            )
+        ),
+    script:
+        "../scripts/l2g_plateau_escape_phase_runs.py"
+
+
 rule l2g_plateau_escape_table:
     """Every escape job's runs joined: one row per (cell, sweep, value, seed)."""
     input:
-        runs=[escape_path(cell, sweep, value) for cell, sweep, value in L2G_ESCAPE.jobs],
+        runs=escape_files(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, L2G_ESCAPE),
     output:
         f"{L2G_PLATEAU_DIR}/escape.csv",
     log:

@@ -20,11 +20,13 @@ bar = tqdm(total=len(points), desc=snakemake.wildcards.cell, mininterval=2.0)
 def progress(row):
     bar.update()
     log.info(
-        "seed %d step %d: lambda_min %.3g (noise %.2g), %d products",
+        "seed %d step %d: lambda_min %.3g (noise %.2g), held-out curvature %.3g (noise %.2g), %d products",
         row["seed"],
         row["step"],
         row["lambda_1"],
         row["noise"],
+        row["curvature"],
+        row["curvature_noise"],
         row["products"],
     )
 
