@@ -25,7 +25,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
 
-.PHONY: env lock figures test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-phase timings mutation compare sweep phase plateau
+.PHONY: env lock figures test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-phase bless-plateau timings mutation compare sweep phase plateau
 
 env: $(VENV)/.installed
 
@@ -83,6 +83,17 @@ bless-phase: env
 	$(BIN)/python -m replication.diff.bless --manifest phase $(PHASE_DIR) figures/reference/phase
 	$(BIN)/python scripts/benchmarks/phase_diagram.py --directory $(PHASE_DIR) --startups 3 --gemm --step --heap \
 		$(if $(wildcard $(PHASE_DIR)/time.txt),--time $(PHASE_DIR)/time.txt) --write docs/measurements/phase_cost.md
+
+# The plateau analysis's reference set from the finished run in PLATEAU_DIR (figures/reference/plateau:
+# its figures, findings, claims, provenance, settings), then that run's cost from the kernel's counts
+# (docs/measurements/plateau_run.md) from PLATEAU_DIR/time.txt, a /usr/bin/time -v report of the run,
+# and PLATEAU_DIR/phase_time.txt, the phase grid's, if there.
+PLATEAU_DIR ?= variants/plateau
+bless-plateau: env
+	$(BIN)/python -m replication.diff.bless --manifest plateau $(PLATEAU_DIR) figures/reference/plateau
+	$(BIN)/python scripts/benchmarks/plateau_cost.py --directory $(PLATEAU_DIR) --time $(PLATEAU_DIR)/time.txt \
+		$(if $(wildcard $(PLATEAU_DIR)/phase_time.txt),--phase-time $(PLATEAU_DIR)/phase_time.txt) \
+		--write docs/measurements/plateau_run.md
 
 # The suite in parallel (pytest-xdist): most tests wait on Snakemake subprocesses, so two workers
 # keep 2 cores busy; the smoke trees are built once and shared, under file locks (tests/conftest.py).

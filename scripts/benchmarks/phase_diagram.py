@@ -222,16 +222,29 @@ def common_random_numbers(folder: Path) -> None:
     )
 
 
-def time_report(path: Path) -> None:
+def kernel_time(path: Path) -> tuple[float, float, str, float]:
+    """User and system CPU seconds, the wall clock as written and in hours, of a ``/usr/bin/time -v`` report."""
     text = path.read_text()
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", text).group(1))
     system = float(re.search(r"System time \(seconds\): ([\d.]+)", text).group(1))
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", text).group(1)
-    total = user + system
-    say(f"{path}: {total:.0f} CPU-s in all ({total / 3600:.2f} CPU-h; user {user:.0f}, system {system:.0f})")
     parts = [float(part) for part in wall.split(":")]  # h:mm:ss or m:ss.ss
     hours = sum(part * 60.0**-i for i, part in enumerate(parts)) / (60 if len(parts) == 2 else 1)
-    say(f"  wall {wall} ({hours:.2f} h), {total / 3600 / hours:.2f} cores busy on average")
+    return user, system, wall, hours
+
+
+def time_lines(path: Path, name: str) -> list[str]:
+    user, system, wall, hours = kernel_time(path)
+    total = user + system
+    return [
+        f"{name}: {total:.0f} CPU-s in all ({total / 3600:.2f} CPU-h; user {user:.0f}, system {system:.0f})",
+        f"  wall {wall} ({hours:.2f} h), {total / 3600 / hours:.2f} cores busy on average",
+    ]
+
+
+def time_report(path: Path) -> None:
+    for line in time_lines(path, str(path)):
+        say(line)
 
 
 def phase_step(transformer, phase):

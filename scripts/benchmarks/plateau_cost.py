@@ -10,6 +10,14 @@ job does, then the Hessian job's work is done at every point. CPU seconds come f
 point + per point x points, with one mid-plateau point per escaping run, assumed for every run).
 ``--csv`` writes the spectra measured (one row per point), e.g. for docs/measurements; ``--against``
 computes every point again at another precision and tolerance and prints the differences.
+
+    .venv/bin/python scripts/benchmarks/plateau_cost.py --directory DIR --time DIR/time.txt
+        [--phase-time DIR/phase_time.txt] [--write docs/measurements/plateau_run.md]
+
+instead reports a finished run of figures/plateau in the tree DIR: its total from the kernel (a
+``/usr/bin/time -v`` report of the whole Snakemake run, every job included) against the 1.5 CPU-h
+goal, the phase grid's beside it, and what the run did: points, Hessian-vector products, and the
+escape sweeps' runs (trained, with their kernel CPU-s, or read from the phase grid).
 """
 
 from __future__ import annotations
@@ -54,7 +62,15 @@ def main() -> None:
         help="also compute every point at this precision and Lanczos tolerance (e.g. float64 0.001): "
         "the differences in lambda_1, lambda_2, lambda_max, noise and the canonical lambda_min, and the CPU ratio",
     )
+    parser.add_argument("--directory", type=Path, help="a finished run's tree: report it instead of measuring")
+    parser.add_argument("--time", type=Path, help="the run's /usr/bin/time -v report (with --directory)")
+    parser.add_argument("--phase-time", type=Path, help="the phase grid's run's /usr/bin/time -v report")
     args = parser.parse_args()
+    if args.directory is not None:
+        finished_run(args.directory, args.time, args.phase_time)
+        if args.write:
+            write(args.write, args.directory)
+        return
 
     import torch
 
@@ -92,7 +108,8 @@ def main() -> None:
             compare_spectra(spectra, reference, plateau.hessian, reference_hessian)
         for r in spectra.itertuples():
             say(
-                f"({p:g}, {q:g}) seed {r.seed} iteration {r.step}: lambda_min {r.lambda_1:.3g} +- {r.noise:.2g} "
+                f"({p:g}, {q:g}) seed {r.seed} iteration {r.step}: lambda_min {r.lambda_1:.3g} +- {r.noise:.2g}, "
+                f"held-out curvature {r.curvature:.3g} +- {r.curvature_noise:.2g} "
                 f"({'saddle' if r.saddle else 'minimum within noise'}), canonical {r.canonical_lambda_min:.2g} +- "
                 f"{r.canonical_noise:.2g}, bottom vector's canonical share {r.canonical_weight:.2f}, "
                 f"closed {r.closed:.2f}, gradient {r.gradient_norm:.3g}, {r.products} products"
@@ -118,9 +135,61 @@ def main() -> None:
     if args.csv:
         spectra.to_csv(args.csv, index=False)
     if args.write:
-        command = " ".join(["scripts/benchmarks/plateau_cost.py", *sys.argv[1:]])
-        bullets = "\n".join(f"- {line}" for line in LINES)
-        Path(args.write).write_text(f"# Cost of the plateau analysis\n\nWritten by `{command}`.\n\n{bullets}\n")
+        write(args.write, None)
+
+
+GOAL_CPU_H = 1.5  # on top of the phase grid
+
+
+def finished_run(directory: Path, time_file: Path, phase_time: Path | None) -> None:
+    """The lines of a finished run's report (``directory``: its tree)."""
+    from phase_diagram import kernel_time, time_lines
+
+    from replication.provenance import cpu_model
+
+    say(f"{cpu_model()}, {os.cpu_count()} CPUs")
+    user, system, _, _ = kernel_time(time_file)
+    for line in time_lines(time_file, "figures/plateau, the whole run"):
+        say(line)
+    say(
+        f"  against the goal of {GOAL_CPU_H} CPU-h on top of the phase grid: x{(user + system) / 3600 / GOAL_CPU_H:.2f}"
+    )
+    if phase_time is not None:
+        for line in time_lines(phase_time, "the phase grid it read, its run"):
+            say(line)
+    results = directory / "results/local_to_global/plateau"
+    points = pd.read_csv(results / "points.csv")
+    kinds = points.kind.value_counts().to_dict()
+    runs = points.groupby(["p", "q", "seed"]).ngroups
+    say(
+        f"points: {len(points)} ({kinds.get('fixed', 0)} fixed, {kinds.get('mid', 0)} mid-plateau) of {runs} runs in "
+        f"{points.groupby(['p', 'q']).ngroups} cells; Hessian-vector products {points.products.sum()} "
+        f"({points.products.mean():.0f} per point)"
+    )
+    escape = pd.read_csv(results / "escape.csv")
+    files = sorted((results / "escape").glob("*/*.csv"))
+    read = pd.concat([pd.read_csv(f) for f in files if f.name.startswith("phase_")] or [escape.iloc[:0]])
+    trained = len(escape) - len(read)
+    say(f"escape sweeps: {len(escape)} runs, {trained} trained, {len(read)} read from the phase grid")
+    escape["value"], read["value"] = escape.value.astype(float), read.value.astype(float)
+    fresh = escape.merge(read[["p", "q", "sweep", "value", "seed"]], how="left", indicator=True)
+    fresh = fresh[fresh._merge == "left_only"]
+    for (sweep, value), group in fresh.groupby(["sweep", "value"]):
+        say(
+            f"  {sweep} {value:g}: {len(group)} runs, {group.cpu_s.sum():.0f} CPU-s, {group.steps_run.sum()} steps "
+            f"({group.cpu_s.sum() / group.steps_run.sum() * 1e3:.1f} CPU-ms per step), "
+            f"{int(group.escaped.sum())} escaped"
+        )
+    say(f"  trained runs in all: {fresh.cpu_s.sum():.0f} CPU-s ({fresh.cpu_s.sum() / 3600:.2f} CPU-h)")
+
+
+def write(path, directory: Path | None) -> None:
+    command = " ".join(["scripts/benchmarks/plateau_cost.py", *sys.argv[1:]])
+    lines = LINES
+    if directory is not None:
+        command, lines = command.replace(str(directory), "DIR"), [line.replace(str(directory), "DIR") for line in lines]
+    bullets = "\n".join(f"    - {line.strip()}" if line.startswith("  ") else f"- {line}" for line in lines)
+    Path(path).write_text(f"# Cost of the plateau analysis\n\nWritten by `{command}`.\n\n{bullets}\n")
 
 
 def compare_spectra(spectra: pd.DataFrame, reference: pd.DataFrame, hessian, reference_hessian) -> None:

@@ -39,7 +39,8 @@ def bless(
 ) -> list[str]:
     """Make ``dest`` the reference set of every figure in ``<workdir>/figures/<manifest>``: PNG and CSV,
     the tree's ``provenance.json`` and ``settings.yaml``, its claims report (``claims.md`` and
-    ``claims.csv``, when the manifest lists ``figures/claims.md``; then both must exist) and, given
+    ``claims.csv``, when the manifest lists ``figures/claims.md``; then both must exist), the other
+    Markdown reports it lists (tables, findings; under their path below ``figures/``) and, given
     ensemble ``members`` (runs of the same pipeline under perturbed numerics), ``envelope.csv``;
     ``ensemble`` fields are added to the provenance. A manifest other than ``all`` brings its own
     claims report (``figures/<manifest>_claims.md``) and provenance.
@@ -67,7 +68,10 @@ def bless(
             with atomic_path(target) as tmp:
                 shutil.copyfile(source, tmp)
             wanted.add(target)
-    for source, name in claims.items():
+    # The written reports the manifest lists (tables, findings: Markdown other than the claims report),
+    # under their path below figures/, so the set carries what the documentation quotes.
+    reports = {path: Path(path).relative_to(FIGURES_ROOT).as_posix() for path in listed if Path(path).suffix == ".md"}
+    for source, name in {**{k: v for k, v in reports.items() if k not in claims}, **claims}.items():
         with atomic_path(dest / name) as tmp:
             shutil.copyfile(workdir / source, tmp)
         wanted.add(dest / name)

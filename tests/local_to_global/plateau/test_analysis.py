@@ -82,4 +82,6 @@ def test_the_findings_name_the_saddles_and_the_minima():
     text = findings(summarise(points), pd.DataFrame([fit]), HESSIAN.significance)
     assert f"{len(CELLS) - 1} of {len(CELLS)} cells: (0.5, 0.8)" in text
     assert "**A minimum within the noise in every seed**: 1 of 6 cells: (0.6, 0.9)." in text
+    # Every cell's lambda_min is 5e-4 below its curvature: a fitted-batch saddle, the minimum's cell too.
+    assert "below -2 x its spread there in 6 of 6 cells (medians over seeds); 1 of them are not a saddle" in text
     assert "the largest blocks are W_1 1.00" in text

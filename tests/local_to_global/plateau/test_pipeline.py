@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from helpers import ROOT, defaulted_section
+from helpers import ROOT, defaulted_section, schema_defaults
 from replication.claims import cell_holds
 from replication.papers.local_to_global.plateau.hessian import BLOCKS
 
@@ -145,3 +145,34 @@ def test_the_escape_figure_claims_and_findings_are_the_tables_verdicts(plateau_s
             kind = "not checkable"
         assert f"- **({p:g}, {q:g}): {kind}.**" in findings
         assert (figure[(figure.p == p) & (figure.q == q)].sweep.nunique()) == 2
+
+
+def test_a_run_trained_to_its_escape_has_the_escape_of_the_grids_run(plateau_smoke_run):
+    """The escape jobs' runs stop at their escape, and the grid's own runs stand in for the default
+    setting: trained along the sweeps' path at the default setting, every seed has the phase grid's
+    drop, escape and plateau, in no more steps."""
+    from replication.papers.local_to_global.phase.grid import Cell
+    from replication.papers.local_to_global.phase.settings import phase_settings
+    from replication.papers.local_to_global.phase.training import train_cell
+    from replication.papers.local_to_global.plateau.escape import sweep_runs
+    from replication.papers.local_to_global.plateau.settings import (
+        escape_phase,
+        escape_run_settings,
+        escape_settings,
+    )
+    from replication.papers.local_to_global.transformer.settings import transformer_settings
+
+    section = schema_defaults({"local_to_global": SMOKE})["local_to_global"]
+    transformer, phase, escape = transformer_settings(section), phase_settings(section), escape_settings(section)
+    cell = Cell.keyed(*ESCAPE["cells"][0])
+    settings = escape_run_settings(transformer, phase, escape, cell, "batch_size", transformer.batch_size)
+    narrowed = escape_phase(phase, escape, cell)
+    runs = sweep_runs(settings, "batch_size", train_cell(settings, narrowed.stop, narrowed.measures.smooth), narrowed)
+    escape_table = pd.read_csv(plateau_smoke_run / RESULTS / "escape.csv")
+    grid = escape_table[(escape_table.sweep == "batch_size") & (escape_table.value == transformer.batch_size)]
+    compared = runs.merge(grid, on=["p", "q", "seed"], suffixes=("", "_grid"), validate="1:1")
+    assert len(compared) == len(ESCAPE["seeds"])
+    for column in ("escaped", "drop_end", "plateau_length"):
+        assert (compared[column] == compared[f"{column}_grid"]).all(), column
+    assert np.allclose(compared.escape, compared.escape_grid, equal_nan=True)
+    assert (compared.steps_run <= compared.steps_run_grid).all()

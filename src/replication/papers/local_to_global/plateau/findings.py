@@ -30,6 +30,12 @@ def _point_findings(cells: pd.DataFrame, significance: float) -> list[str]:
         f"{len(canonical)} of {len(cells)} cells ({_cells(canonical)}); elsewhere it is positive semi-definite "
         "within the noise, as Thm 1 says.",
     ]
+    fitted = cells[cells.lambda_min < -significance * cells.noise]
+    lines.append(
+        f"- **Saddles of the fitted batches only**: lambda_min on the batches the eigenvector was found on is below "
+        f"-{significance:g} x its spread there in {len(fitted)} of {len(cells)} cells (medians over seeds); "
+        f"{int((fitted.saddles < fitted.seeds).sum())} of them are not a saddle in every seed on held-out batches."
+    )
     if len(every):
         blocks = every[[f"weight_{b}" for b in BLOCKS]].median().sort_values(ascending=False)
         top = ", ".join(f"{name.removeprefix('weight_')} {share:.2f}" for name, share in blocks.head(3).items())
