@@ -60,7 +60,8 @@ def main() -> None:
         nargs=2,
         metavar=("DTYPE", "TOL"),
         help="also compute every point at this precision and Lanczos tolerance (e.g. float64 0.001): "
-        "the differences in lambda_1, lambda_2, lambda_max, noise and the canonical lambda_min, and the CPU ratio",
+        "the differences in lambda_1, lambda_2, lambda_max, noise, the held-out curvature and its noise, "
+        "and the canonical lambda_min, and the CPU ratio",
     )
     parser.add_argument("--directory", type=Path, help="a finished run's tree: report it instead of measuring")
     parser.add_argument("--time", type=Path, help="the run's /usr/bin/time -v report (with --directory)")
@@ -194,7 +195,7 @@ def write(path, directory: Path | None) -> None:
 
 def compare_spectra(spectra: pd.DataFrame, reference: pd.DataFrame, hessian, reference_hessian) -> None:
     """One line per point: how far the configured spectrum is from the reference computation."""
-    columns = ["lambda_1", "lambda_2", "lambda_max", "noise", "canonical_lambda_min"]
+    columns = ["lambda_1", "lambda_2", "lambda_max", "noise", "curvature", "curvature_noise", "canonical_lambda_min"]
     for r, ref in zip(spectra.itertuples(), reference.itertuples()):
         gaps = ", ".join(f"{c} {getattr(ref, c):.4g} vs {getattr(r, c):.4g}" for c in columns)
         same = "same verdict" if r.saddle == ref.saddle else "VERDICT DIFFERS"

@@ -10,7 +10,9 @@ from scipy.stats import spearmanr
 
 from .hessian import BLOCKS
 
-SADDLE, MINIMUM = "saddle", "minimum within noise"
+SADDLE, MINIMUM, UNRESOLVED = "saddle", "minimum within noise", "unresolved"
+# Per restriction: the prefix of its spectrum's columns and its lowest eigenvalue on the fitted batches.
+LOWEST = {"": "lambda_1", "canonical_": "canonical_lambda_min"}
 
 
 def point_label(row) -> str:
@@ -18,20 +20,46 @@ def point_label(row) -> str:
     return "mid-plateau" if row.kind == "mid" else f"iteration {int(row.step)}"
 
 
-def join_runs(spectra: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
-    """The spectra with each run's plateau length and escape (phase measures, standard init)."""
+def point_verdicts(spectra: pd.DataFrame, significance: float, prefix: str = "") -> np.ndarray:
+    """Per point, for the full model (``prefix`` "") or the canonical restriction ("canonical_"):
+
+    - ``saddle`` where the curvature along the lowest eigenvector on the held-out batches is below
+      -``significance`` x its standard error (the spectrum's ``saddle``): a negative direction of the
+      loss itself;
+    - ``minimum within noise`` where, besides, the lowest eigenvalue on the fitted batches is not below
+      -``significance`` x its spread there: the lowest eigenvalue is concave in the matrix, so on
+      average the fitted batches' is at most the loss's; with none negative on them, the loss has
+      none within the noise;
+    - ``unresolved`` otherwise: the fitted batches have a negative direction that the held-out ones
+      do not confirm, so the batches' noise hides whether the loss has one.
+    """
+    saddle = spectra[f"{prefix}saddle"].astype(bool).to_numpy()
+    fitted = (spectra[LOWEST[prefix]] < -significance * spectra[f"{prefix}noise"]).to_numpy()
+    return np.select([saddle, ~fitted], [SADDLE, MINIMUM], UNRESOLVED)
+
+
+def join_runs(spectra: pd.DataFrame, measures: pd.DataFrame, significance: float) -> pd.DataFrame:
+    """The spectra with each run's plateau length and escape (phase measures, standard init) and
+    each point's verdict, full model and canonical restriction (``point_verdicts``)."""
     runs = measures[measures.init == "standard"][["p", "q", "seed", "plateau_length", "censored"]]
     frame = spectra.merge(runs, on=["p", "q", "seed"], how="left", validate="many_to_one")
     frame["point"] = [point_label(row) for row in frame.itertuples()]
-    frame["verdict"] = np.where(frame.saddle, SADDLE, MINIMUM)
+    for prefix in LOWEST:
+        frame[f"{prefix}verdict"] = point_verdicts(frame, significance, prefix)
     return frame
+
+
+def seed_outcomes(points: pd.DataFrame, prefix: str = "") -> pd.Series:
+    """Per point, whether it is a local minimum: 1.0 (minimum within noise), 0.0 (saddle), NaN (unresolved)."""
+    verdict = points[f"{prefix}verdict"]
+    return verdict.map({MINIMUM: 1.0, SADDLE: 0.0, UNRESOLVED: np.nan}).astype(float)
 
 
 def summarise(points: pd.DataFrame) -> pd.DataFrame:
     """One row per (cell, point) over the seeds on the plateau there: median lambda_min and its
     spread on the fitted batches, the median held-out curvature along its eigenvector and that
-    curvature's noise (the verdict's), the canonical restriction's, the saddles, and the median
-    block weights."""
+    curvature's noise, the canonical restriction's, the seeds that are saddles and minima (the rest
+    unresolved: ``point_verdicts``), and the median block weights."""
     rows = []
     on = points[points.on_plateau]
     for (p, q, point), group in on.groupby(["p", "q", "point"], sort=False):
@@ -45,12 +73,14 @@ def summarise(points: pd.DataFrame) -> pd.DataFrame:
                 "noise": float(group.noise.median()),
                 "curvature": float(group.curvature.median()),
                 "curvature_noise": float(group.curvature_noise.median()),
-                "saddles": int(group.saddle.sum()),
+                "saddles": int((group.verdict == SADDLE).sum()),
+                "minima": int((group.verdict == MINIMUM).sum()),
                 "canonical_lambda_min": float(group.canonical_lambda_min.median()),
                 "canonical_noise": float(group.canonical_noise.median()),
                 "canonical_curvature": float(group.canonical_curvature.median()),
                 "canonical_curvature_noise": float(group.canonical_curvature_noise.median()),
-                "canonical_saddles": int(group.canonical_saddle.sum()),
+                "canonical_saddles": int((group.canonical_verdict == SADDLE).sum()),
+                "canonical_minima": int((group.canonical_verdict == MINIMUM).sum()),
                 "canonical_weight": float(group.canonical_weight.median()),
                 "gradient_norm": float(group.gradient_norm.median()),
                 "median_plateau": float(group.plateau_length.median()),

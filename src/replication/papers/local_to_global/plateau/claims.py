@@ -12,6 +12,7 @@ import pandas as pd
 from replication.claims import Claim, not_checkable, over_seeds
 
 from ..phase.grid import Cell
+from .analysis import LOWEST, SADDLE, seed_outcomes
 from .escape import seed_tests
 from .settings import EscapeSettings, HessianSettings
 
@@ -34,32 +35,31 @@ def _cell_claims(points: pd.DataFrame, hessian: HessianSettings, claim: str, pre
             f"Standard init, (p, q) = ({p:g}, {q:g}) (p + q > 1), {point}: the plateau point is a local minimum "
             f"of {what}, as the canonical model predicts (Thm 1)."
         )
-        lowest = f"{prefix}lambda_1" if not prefix else f"{prefix}lambda_min"
-        stats = over_seeds(~group[f"{prefix}saddle"].to_numpy(bool))
         reason = (
             f"held-out curvature x 1e3: {_values(group, f'{prefix}curvature')}; its noise x 1e3: "
             f"{_values(group, f'{prefix}curvature_noise')}; lambda_min on the fitted batches x 1e3: "
-            f"{_values(group, lowest)}"
+            f"{_values(group, LOWEST[prefix])}; its spread x 1e3: {_values(group, f'{prefix}noise')}; verdicts: "
+            + ", ".join(f"seed {int(r.seed)} {getattr(r, f'{prefix}verdict')}" for r in group.itertuples())
         )
         if not prefix:
-            saddles = group[group.saddle]
+            saddles = group[group.verdict == SADDLE]
             reason += "; gradient norm " + _values(group, "gradient_norm", 1.0)
             if len(saddles):
                 reason += "; bottom eigenvector's share in the canonical directions " + _values(
                     saddles, "canonical_weight", 1.0
                 )
         rows.append(
-            Claim(
-                PAPER,
+            _told_claim(
                 f"{claim} (p={p:g}, q={q:g}) {point}",
                 FIGURE,
                 statement,
-                float(group[f"{prefix}curvature"].min()),
-                f"curvature along the lowest eigenvector on {hessian.batches} held-out batches >= "
-                f"-{hessian.significance:g} x its standard error (per seed)",
-                reason=reason,
-                rule=f"per seed; {stats.pop('rule')}",
-                **stats,
+                f"a minimum: the curvature along the lowest eigenvector on {hessian.batches} held-out batches >= "
+                f"-{hessian.significance:g} x its standard error and lambda_min on the fitted batches >= "
+                f"-{hessian.significance:g} x its spread there; a saddle: the held-out curvature below; unresolved "
+                "otherwise (per seed)",
+                seed_outcomes(group, prefix),
+                group[f"{prefix}curvature"],
+                reason,
             )
         )
     return rows
@@ -112,17 +112,17 @@ def _listed(values) -> str:
     return ", ".join(f"{value:g}" for value in values)
 
 
-def _escape_claim(claim_id: str, statement: str, threshold: str, outcomes, measured, reasons: str) -> Claim:
+def _told_claim(claim_id: str, figure: str, statement: str, threshold: str, outcomes, measured, reasons: str) -> Claim:
     """One cell's row over the seeds whose outcome could be told (``outcomes``: 1.0, 0.0 or NaN per
-    seed); ``not checkable`` with ``reasons`` where none could."""
+    seed), the median of ``measured`` over them; ``not checkable`` with ``reasons`` where none could."""
     told = outcomes.dropna()
     if not len(told):
-        return not_checkable(PAPER, claim_id, ESCAPE_FIGURE, statement, f"no seed can be told: {reasons}")
+        return not_checkable(PAPER, claim_id, figure, statement, f"no seed can be told: {reasons}")
     stats = over_seeds(told.to_numpy(bool))
     return Claim(
         PAPER,
         claim_id,
-        ESCAPE_FIGURE,
+        figure,
         statement,
         float(np.median(measured[told.index])),
         threshold,
@@ -150,8 +150,9 @@ def escape_claims(escape: pd.DataFrame, settings: EscapeSettings) -> list[Claim]
             for r in seeds.itertuples()
         )
         rows.append(
-            _escape_claim(
+            _told_claim(
                 f"5i ({label})",
+                ESCAPE_FIGURE,
                 f"{cell}: the escape grows with log(1/sigma), as from a saddle (sigma {_listed(settings.sigma)} at "
                 f"batch {batch_fixed}; the phase grid's horizon, stopping rule and escape measure).",
                 "least-squares slope of the escape iteration against log(1/sigma) > 0, over the sigma values where "
@@ -171,8 +172,9 @@ def escape_claims(escape: pd.DataFrame, settings: EscapeSettings) -> list[Claim]
             for r in seeds.itertuples()
         )
         rows.append(
-            _escape_claim(
+            _told_claim(
                 f"5b ({label})",
+                ESCAPE_FIGURE,
                 f"{cell}: the escape does not depend on batch noise: at batch {largest} it comes at most "
                 f"{factor:g} times later than at batch {smallest} (batch {_listed(settings.batch_size)} at sigma "
                 f"{sigma_fixed}, the same schedule), as from a saddle; a noise-driven escape slows with a bigger "

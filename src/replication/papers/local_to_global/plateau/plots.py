@@ -19,11 +19,12 @@ from .hessian import BLOCKS
 RESTRICTIONS = (("", "full model"), ("canonical_", "canonical directions"))
 
 
-def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Figure, pd.DataFrame]:
+def curvature_heatmaps(cells: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     """One row per point, one column per restriction: the median held-out curvature along the
     lowest eigenvector over seeds (the verdict's estimate of lambda_min, free of the fitted batches'
-    bias) on a diverging map centred on 0, its value and the seeds that are saddles written in the
-    cell, hatched where it is within ``significance`` x its noise of 0; the line p + q = 1 dashed."""
+    bias) on a diverging map centred on 0, its value and the seeds that are saddles and minima
+    written in the cell (``analysis.point_verdicts``), red where the claim fails, hatched where no
+    seed is resolved (``not checkable``); the line p + q = 1 dashed."""
     points = list(dict.fromkeys(cells.point))
     grid = PQGrid.of(cells)
     scale = float(np.nanmax(np.abs(cells[["curvature", "canonical_curvature"]].to_numpy()))) or 1.0
@@ -46,19 +47,21 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
             fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=6)
             for row in frame.itertuples():
                 value, noise = getattr(row, f"{prefix}curvature"), getattr(row, f"{prefix}curvature_noise")
-                saddles = getattr(row, f"{prefix}saddles")
-                resolved = abs(value) >= significance * noise
+                saddles, minima = getattr(row, f"{prefix}saddles"), getattr(row, f"{prefix}minima")
+                told = saddles + minima
+                # Hatched where the claim cannot be told (every seed unresolved); red where it fails (the
+                # one verdict rule over the seeds that can be told): exactly the claims' verdicts.
+                resolved = told > 0
                 if not resolved:
                     ax.add_patch(grid.box(row.p, row.q, fill=False, hatch="///", edgecolor="0.45", lw=0))
-                # The claim's verdict (a local minimum in the cell's seeds, by the one rule): red where it fails.
-                minimum = cell_holds((row.seeds - saddles) / row.seeds)
-                if not minimum:
+                minimum = bool(resolved and cell_holds(minima / told))
+                if resolved and not minimum:
                     ax.add_patch(grid.box(row.p, row.q, fill=False, color="red", lw=1.5))
                 ink = "white" if abs(value) > 0.6 * scale else "black"  # light on the map's dark ends
                 ax.text(
                     row.p,
                     row.q,
-                    f"{value * 1e3:.2f}\n{saddles}/{row.seeds}",
+                    f"{value * 1e3:.2f}\n{saddles}s {minima}m/{row.seeds}",
                     ha="center",
                     va="center",
                     fontsize=5,
@@ -75,14 +78,15 @@ def curvature_heatmaps(cells: pd.DataFrame, significance: float) -> tuple[plt.Fi
                         "lambda_min": getattr(row, f"{prefix}lambda_min"),
                         "resolved": resolved,
                         "saddles": saddles,
+                        "minima": minima,
                         "seeds": row.seeds,
                         "local_minimum": minimum,
                     }
                 )
             grid.axes(ax, f"{point}: lowest curvature, {label}")
     fig.suptitle(
-        "Curvature at the plateau along the lowest eigenvector, on held-out batches (x 1e-3; saddles/seeds;\n"
-        f"red: a saddle in most seeds; hatched: |curvature| < {significance:g} x its noise)",
+        "Curvature at the plateau along the lowest eigenvector, on held-out batches (x 1e-3; seeds that are\n"
+        "saddles (s) and minima (m), the rest unresolved; red: not a minimum; hatched: no seed resolved)",
         fontsize=9,
     )
     fig.tight_layout()

@@ -4,13 +4,14 @@ canonical model's directions.
 
 The loss is the mean over ``batches`` independent batches, the same for every run of a cell
 (common random numbers). Its lowest eigenvalue lambda_min is biased low by the batches' noise: the
-lowest eigenvalue of a noisy matrix lies below the noise-free one (measured: halving the batches'
-sequences makes lambda_min up to twice as negative, docs/plateau.md). So the verdict does not rest on
-it. With v the bottom eigenvector, the curvature along v on as many *held-out* batches, drawn
-independently of the ones v was found on, is an unbiased estimate of the noise-free curvature along
-v, which is >= the noise-free lambda_min: a held-out curvature below minus ``significance`` times its
-standard error (the std of v^T H_b v over the held-out batches over sqrt(batches)) is a negative
-direction of the noise-free loss: a saddle. ``noise`` is the same spread on the fitted batches.
+lowest eigenvalue of a noisy matrix lies below the noise-free one (the findings count the cells
+where the fitted batches alone would call a saddle). So a saddle is not read from it. With v the
+bottom eigenvector, the curvature along v on as many *held-out* batches, drawn independently of the
+ones v was found on, is an unbiased estimate of the noise-free curvature along v, which is >= the
+noise-free lambda_min: a held-out curvature below minus ``significance`` times its standard error
+(the std of v^T H_b v over the held-out batches over sqrt(batches)) is a negative direction of the
+noise-free loss, a saddle (``saddle``). ``noise`` is the same spread on the fitted batches; the
+verdicts with both are ``analysis.point_verdicts``.
 """
 
 from __future__ import annotations

@@ -111,12 +111,14 @@ rule l2g_plateau_tables:
         ENVIRONMENT
     params:
         sigma=L2G_PLATEAU_TRAINING.sigma,
+        significance=L2G_PLATEAU.hessian.significance,
     script:
         "../scripts/l2g_plateau_tables.py"
 
 
 rule l2g_plateau_curvature:
-    """Heatmaps over (p, q) of the lowest Hessian eigenvalue, full model and canonical restriction, per point."""
+    """Heatmaps over (p, q) of the held-out curvature along the lowest Hessian eigenvector, full model
+    and canonical restriction, per point, with the seeds' verdicts."""
     input:
         cells=rules.l2g_plateau_tables.output.cells,
     output:
@@ -126,8 +128,6 @@ rule l2g_plateau_curvature:
     localrule: True
     conda:
         ENVIRONMENT
-    params:
-        significance=L2G_PLATEAU.hessian.significance,
     script:
         "../scripts/l2g_plateau_curvature.py"
 

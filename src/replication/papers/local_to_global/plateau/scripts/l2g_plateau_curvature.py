@@ -1,4 +1,5 @@
-"""Heatmaps of the lowest Hessian eigenvalue over (p, q) (figures/local_to_global/plateau_curvature.*)."""
+"""Heatmaps of the held-out curvature along the lowest Hessian eigenvector over (p, q)
+(figures/local_to_global/plateau_curvature.*)."""
 
 import pandas as pd
 
@@ -8,5 +9,5 @@ from replication.plotting import apply_style, save_figure
 
 log = log_to(snakemake.log[0])
 apply_style()
-figure, data = curvature_heatmaps(pd.read_csv(snakemake.input.cells), snakemake.params.significance)
+figure, data = curvature_heatmaps(pd.read_csv(snakemake.input.cells))
 save_figure(figure, snakemake.output.pdf, data)

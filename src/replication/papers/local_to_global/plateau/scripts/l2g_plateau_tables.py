@@ -9,6 +9,7 @@ log = log_to(snakemake.log[0])
 points = join_runs(
     pd.concat([pd.read_csv(path) for path in snakemake.input.spectra], ignore_index=True),
     pd.read_csv(snakemake.input.measures),
+    snakemake.params.significance,
 )
 laws, fits = [], []
 for point in dict.fromkeys(points.point):
