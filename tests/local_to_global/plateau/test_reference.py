@@ -1,0 +1,75 @@
+"""The committed plateau reference set (figures/reference/plateau, the full run at the default settings
+with only the phase grid's standard-init runs): its figures' data agree with its claims report and
+its findings, and its settings are the defaults the docs page describes. A re-blessed set whose
+figures, claims and findings disagree fails here."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+import yaml
+
+from helpers import ROOT, defaulted_section
+from replication.claims import cell_holds
+
+REFERENCE = ROOT / "figures" / "reference" / "plateau"
+
+
+@pytest.fixture(scope="module")
+def claims() -> pd.DataFrame:
+    return pd.read_csv(REFERENCE / "claims.csv").set_index("claim_id")
+
+
+@pytest.fixture(scope="module")
+def curvature() -> pd.DataFrame:
+    return pd.read_csv(REFERENCE / "local_to_global" / "plateau_curvature.csv")
+
+
+def test_the_set_is_the_default_plateau_over_the_standard_init_runs():
+    settings = yaml.safe_load((REFERENCE / "settings.yaml").read_text())["settings"]["local_to_global"]
+    assert settings["plateau"] == defaulted_section("local_to_global", "plateau")
+    assert settings["phase"]["inits"] == ["standard"]  # config/variants/plateau.yaml
+    assert {key: value for key, value in settings["phase"].items() if key != "inits"} == {
+        key: value for key, value in defaulted_section("local_to_global", "phase").items() if key != "inits"
+    }
+
+
+def test_every_heatmap_cell_is_its_claims_verdict(curvature, claims):
+    assert len(curvature) == sum(claims.index.str.contains(r"\((?:3m|3c) "))
+    for row in curvature.itertuples():
+        claim = claims.loc[
+            f"L2G-3 ({'3m' if row.restriction == 'full model' else '3c'} (p={row.p:g}, q={row.q:g}) {row.point})"
+        ]
+        told = row.saddles + row.minima
+        assert (claim.kind == "not checkable") == (told == 0) == (not row.resolved)
+        assert bool(claim.holds) == row.local_minimum == (told > 0 and cell_holds(row.minima / told))
+        if told:
+            assert claim.n_runs == told
+
+
+def test_the_findings_count_the_heatmaps_cells(curvature):
+    findings = (REFERENCE / "plateau_findings.md").read_text()
+    full = curvature[curvature.restriction == "full model"]
+    sections = dict(re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", findings, flags=re.M | re.S))
+    for point, cells in full.groupby("point"):
+        text, n = sections[point], len(cells)
+        assert f"< -2 x its noise): {int((cells.saddles == cells.seeds).sum())} of {n} cells" in text
+        assert f"none on the fitted ones either): {int((cells.minima == cells.seeds).sum())} of {n} cells" in text
+        assert f"hides whether the loss has one): {int((cells.saddles + cells.minima == 0).sum())} of {n} cells" in text
+
+
+def test_the_escape_claims_and_findings_name_the_same_explanations(claims):
+    findings = (REFERENCE / "plateau_findings.md").read_text()
+    escape = pd.read_csv(REFERENCE / "local_to_global" / "plateau_escape.csv")
+    for (p, q), _ in escape.groupby(["p", "q"]):
+        grows, free = (claims.loc[f"L2G-5 ({c} (p={p:g}, q={q:g}))"] for c in ("5i", "5b"))
+        told = {name: bool(c.holds) for name, c in (("5i", grows), ("5b", free)) if c.kind == "checked"}
+        if told.get("5b") is False:
+            kind = "noise"
+        elif told.get("5b") and "5i" in told:
+            kind = "saddle" if told["5i"] else "neither"
+        else:
+            kind = "not checkable"
+        assert f"- **({p:g}, {q:g}): {kind}.**" in findings
