@@ -13,6 +13,7 @@ import yaml
 
 from helpers import ROOT, defaulted_section
 from replication.claims import cell_holds
+from replication.papers.local_to_global.plateau.escape import explanation
 
 REFERENCE = ROOT / "figures" / "reference" / "plateau"
 
@@ -65,11 +66,6 @@ def test_the_escape_claims_and_findings_name_the_same_explanations(claims):
     escape = pd.read_csv(REFERENCE / "local_to_global" / "plateau_escape.csv")
     for (p, q), _ in escape.groupby(["p", "q"]):
         grows, free = (claims.loc[f"L2G-5 ({c} (p={p:g}, q={q:g}))"] for c in ("5i", "5b"))
-        told = {name: bool(c.holds) for name, c in (("5i", grows), ("5b", free)) if c.kind == "checked"}
-        if told.get("5b") is False:
-            kind = "noise"
-        elif told.get("5b") and "5i" in told:
-            kind = "saddle" if told["5i"] else "neither"
-        else:
-            kind = "not checkable"
+        grows, free = (bool(c.holds) if c.kind == "checked" else None for c in (grows, free))
+        kind = explanation(grows, free)  # the findings' words from the two claims' verdicts
         assert f"- **({p:g}, {q:g}): {kind}.**" in findings
