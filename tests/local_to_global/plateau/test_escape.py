@@ -303,3 +303,20 @@ def test_the_figure_draws_every_run_and_never_escaped_ones_at_the_horizon():
     for _, group in merged.groupby(["sweep", "p", "q", "value"]):
         assert (group["median"] == group.escape_plotted.median()).all()
         assert (group.median_bound == ((~group.escaped_table).sum() * 2 >= len(group))).all()
+
+
+def test_a_cells_standard_init_runs_do_not_depend_on_its_other_inits():
+    """config/variants/plateau.yaml trains only the grid's standard-init runs: they are the same
+    numbers as when the cell job trains ours beside them."""
+    tiny = {**SMALL_RUN_TRAINING, "model": {"d": 4, "context": 16, "mlp_ratio": 4}, "chunk": 5}
+    section = schema_defaults({"local_to_global": {"transformer": tiny}})["local_to_global"]
+    transformer = transformer_settings(section)
+    phase = dataclasses.replace(phase_settings(section), horizon=40, eval_every=2, seeds=(2,))
+    cell = Cell.keyed(0.3, 0.9)
+    runs = []
+    for inits in (("ours", "standard"), ("standard",)):
+        settings = phase_run_settings(transformer, dataclasses.replace(phase, inits=inits), cell)
+        outputs = train_cell(settings, phase.stop, phase.measures.smooth, progress=False)
+        runs.append(outputs.evaluations[outputs.evaluations.init == "standard"].reset_index(drop=True))
+    assert len(runs[0]) > 0
+    pd.testing.assert_frame_equal(runs[0], runs[1])

@@ -68,7 +68,7 @@ def sweep_runs(settings: RunSettings, sweep: str, outputs: CellOutputs, phase: P
 def phase_grid_runs(
     settings: RunSettings, sweep: str, measures: pd.DataFrame, costs: pd.DataFrame, seeds
 ) -> pd.DataFrame:
-    """The rows of an escape job whose runs are the phase grid's (``settings.from_phase_grid``): the
+    """The rows of an escape job whose runs are the phase grid's (``plateau.settings.from_phase_grid``): the
     grid's measures of the cell's standard-init runs at ``seeds`` (``measures``: measures.csv) with
     their costs (``costs``: the cell's runs.csv). Their steps and CPU are those of the grid's runs,
     which go on to the entropy rate."""
