@@ -457,22 +457,27 @@ def main() -> None:
         write(args.write, args.directory)
 
 
+def report_body(script: str, lines: list[str], directory: Path | None) -> tuple[str, list[str]]:
+    """The command that ran ``script`` and ``lines`` as Markdown bullets (two-space indented lines
+    nested), with the run's folder ``directory`` written as DIR in both."""
+    command = " ".join([script, *sys.argv[1:]])
+    if directory is not None:
+        command = command.replace(str(directory), "DIR")
+        lines = [line.replace(str(directory), "DIR") for line in lines]
+    return command, [f"    - {line.strip()}" if line.startswith("  ") else f"- {line}" for line in lines]
+
+
 def write(path: Path, directory: Path | None) -> None:
     """LINES as Markdown bullets under the date, the CPU and the command (the run's folder as DIR)."""
     from replication.io import write_text
     from replication.provenance import cpu_model
 
-    command = " ".join(["scripts/benchmarks/phase_diagram.py", *sys.argv[1:]])
-    lines = LINES
-    if directory is not None:
-        command = command.replace(str(directory), "DIR")
-        lines = [line.replace(str(directory), "DIR") for line in lines]
+    command, bullets = report_body("scripts/benchmarks/phase_diagram.py", LINES, directory)
     header = [
         "<!-- written by scripts/benchmarks/phase_diagram.py --write; do not edit -->",
         f"Measured on {time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs, with `{command}`:",
         "",
     ]
-    bullets = [f"    - {line.strip()}" if line.startswith("  ") else f"- {line}" for line in lines]
     write_text("\n".join(header + bullets) + "\n", path)
 
 

@@ -167,14 +167,11 @@ def finished_run(directory: Path, time_file: Path, phase_time: Path | None) -> N
         f"{points.groupby(['p', 'q']).ngroups} cells; Hessian-vector products {points.products.sum()} "
         f"({points.products.mean():.0f} per point)"
     )
-    escape = pd.read_csv(results / "escape.csv")
+    # The escape jobs' own files: phase_<sweep>_<value>.csv read from the grid, the others trained.
     files = sorted((results / "escape").glob("*/*.csv"))
-    read = pd.concat([pd.read_csv(f) for f in files if f.name.startswith("phase_")] or [escape.iloc[:0]])
-    trained = len(escape) - len(read)
-    say(f"escape sweeps: {len(escape)} runs, {trained} trained, {len(read)} read from the phase grid")
-    escape["value"], read["value"] = escape.value.astype(float), read.value.astype(float)
-    fresh = escape.merge(read[["p", "q", "sweep", "value", "seed"]], how="left", indicator=True)
-    fresh = fresh[fresh._merge == "left_only"]
+    read = sum(len(pd.read_csv(f)) for f in files if f.name.startswith("phase_"))
+    fresh = pd.concat([pd.read_csv(f) for f in files if not f.name.startswith("phase_")], ignore_index=True)
+    say(f"escape sweeps: {read + len(fresh)} runs, {len(fresh)} trained, {read} read from the phase grid")
     for (sweep, value), group in fresh.groupby(["sweep", "value"]):
         say(
             f"  {sweep} {value:g}: {len(group)} runs, {group.cpu_s.sum():.0f} CPU-s, {group.steps_run.sum()} steps "
@@ -185,11 +182,10 @@ def finished_run(directory: Path, time_file: Path, phase_time: Path | None) -> N
 
 
 def write(path, directory: Path | None) -> None:
-    command = " ".join(["scripts/benchmarks/plateau_cost.py", *sys.argv[1:]])
-    lines = LINES
-    if directory is not None:
-        command, lines = command.replace(str(directory), "DIR"), [line.replace(str(directory), "DIR") for line in lines]
-    bullets = "\n".join(f"    - {line.strip()}" if line.startswith("  ") else f"- {line}" for line in lines)
+    from phase_diagram import report_body
+
+    command, bullets = report_body("scripts/benchmarks/plateau_cost.py", LINES, directory)
+    bullets = "\n".join(bullets)
     Path(path).write_text(f"# Cost of the plateau analysis\n\nWritten by `{command}`.\n\n{bullets}\n")
 
 

@@ -70,8 +70,12 @@ def bless(
             wanted.add(target)
     # The written reports the manifest lists (tables, findings: Markdown other than the claims report),
     # under their path below figures/, so the set carries what the documentation quotes.
-    reports = {path: Path(path).relative_to(FIGURES_ROOT).as_posix() for path in listed if Path(path).suffix == ".md"}
-    for source, name in {**{k: v for k, v in reports.items() if k not in claims}, **claims}.items():
+    reports = {
+        path: Path(path).relative_to(FIGURES_ROOT).as_posix()
+        for path in listed
+        if Path(path).suffix == ".md" and path not in claims
+    }
+    for source, name in (reports | claims).items():
         with atomic_path(dest / name) as tmp:
             shutil.copyfile(workdir / source, tmp)
         wanted.add(dest / name)
