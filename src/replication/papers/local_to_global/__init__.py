@@ -6,7 +6,7 @@ basins) and ``transformer`` (the single-layer transformer: Figs. 3, 4, 6, Tables
 paper, each with its own manifest: ``phase`` (the transformer over a grid of (p, q): where the
 standard init stays on the unigram plateau and for how long, against the canonical model's
 prediction; ``figures/phase``) and ``plateau`` (the Hessian of the full loss at points on that
-plateau, cell by cell: a minimum or a saddle, whether the escape follows the saddle law, and what
+plateau, cell by cell: a minimum or a saddle, whether the escape follows AdamW's linearised step, and what
 decides the escape at a few cells, by sweeps of the init's scale and the batch size;
 ``figures/plateau``, which reads the phase grid). Shared here: the Markov chain (``markov``), its
 sampled sequences (``data``), the config section (``schema.yaml``, ``smoke.yaml``) and its checks
@@ -65,7 +65,7 @@ PAPER = Paper(
         ),
         Figure(
             f"{_FIGURES}/plateau_law.pdf",
-            "Plateau length against the saddle law (beyond the paper)",
+            "The escape predicted from AdamW's step (beyond the paper)",
             "plateau/report/plateau_law.rst",
             manifest="plateau",
         ),

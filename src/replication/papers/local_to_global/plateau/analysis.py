@@ -1,6 +1,7 @@
-"""Tables of the plateau analysis: one row per (cell, seed, point) with its spectrum and the run's
-plateau from the phase measures, one row per (cell, point kind) over seeds, and the saddle law
-fitted on half the cells and checked on the other half."""
+"""Tables of the plateau analysis: one row per (cell, seed, point) with its spectrum, verdicts and the
+run's plateau from the phase measures, one row per (cell, point kind) over seeds, and the escape
+predicted from AdamW's linearised step (``adamw.py``) against the measured one: per escaping run
+its escape iteration, per sweep cell and seed the slope of the escape against log(1/sigma)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from .adamw import predicted_escape, predicted_slope
+from .escape import sigma_slope
 from .hessian import BLOCKS
+from .verdict import MINIMUM, SADDLE, UNRESOLVED
 
-SADDLE, MINIMUM, UNRESOLVED = "saddle", "minimum within noise", "unresolved"
-# Per restriction: the prefix of its spectrum's columns and its lowest eigenvalue on the fitted batches.
-LOWEST = {"": "lambda_1", "canonical_": "canonical_lambda_min"}
+# The directions judged at a point: the prefix of their columns and what they are.
+JUDGED = {"": "full model", "canonical_": "canonical directions", "mode_": "AdamW's preconditioned Hessian"}
+SLOPE_FACTOR, ESCAPE_FACTOR = 1.5, 2.0  # the law holds within these factors (claims 5s, 5t)
 
 
 def point_label(row) -> str:
@@ -20,105 +24,147 @@ def point_label(row) -> str:
     return "mid-plateau" if row.kind == "mid" else f"iteration {int(row.step)}"
 
 
-def point_verdicts(spectra: pd.DataFrame, significance: float, prefix: str = "") -> np.ndarray:
-    """Per point, for the full model (``prefix`` "") or the canonical restriction ("canonical_"):
-
-    - ``saddle`` where the curvature along the lowest eigenvector on the held-out batches is below
-      -``significance`` x its standard error (the spectrum's ``saddle``): a negative direction of the
-      loss itself;
-    - ``minimum within noise`` where, besides, the lowest eigenvalue on the fitted batches is not below
-      -``significance`` x its spread there: the lowest eigenvalue is concave in the matrix, so on
-      average the fitted batches' is at most the loss's; with none negative on them, the loss has
-      none within the noise;
-    - ``unresolved`` otherwise: the fitted batches have a negative direction that the held-out ones
-      do not confirm, so the batches' noise hides whether the loss has one.
-    """
-    saddle = spectra[f"{prefix}saddle"].astype(bool).to_numpy()
-    fitted = (spectra[LOWEST[prefix]] < -significance * spectra[f"{prefix}noise"]).to_numpy()
-    return np.select([saddle, ~fitted], [SADDLE, MINIMUM], UNRESOLVED)
+def judged(points: pd.DataFrame) -> list[str]:
+    """The prefixes of the directions judged in ``points`` (the mode only where it was measured)."""
+    return [prefix for prefix in JUDGED if f"{prefix}verdict" in points]
 
 
-def join_runs(spectra: pd.DataFrame, measures: pd.DataFrame, significance: float) -> pd.DataFrame:
-    """The spectra with each run's plateau length and escape (phase measures, standard init) and
-    each point's verdict, full model and canonical restriction (``point_verdicts``)."""
+def join_runs(spectra: pd.DataFrame, measures: pd.DataFrame) -> pd.DataFrame:
+    """The spectra with each run's plateau length, escape and horizon (phase measures, standard init)."""
     runs = measures[measures.init == "standard"][["p", "q", "seed", "plateau_length", "censored"]]
     frame = spectra.merge(runs, on=["p", "q", "seed"], how="left", validate="many_to_one")
     frame["point"] = [point_label(row) for row in frame.itertuples()]
-    for prefix in LOWEST:
-        frame[f"{prefix}verdict"] = point_verdicts(frame, significance, prefix)
     return frame
 
 
 def seed_outcomes(points: pd.DataFrame, prefix: str = "") -> pd.Series:
-    """Per point, whether it is a local minimum: 1.0 (minimum within noise), 0.0 (saddle), NaN (unresolved)."""
+    """Per point, whether it is a local minimum: 1.0 (minimum), 0.0 (saddle), NaN (unresolved)."""
     verdict = points[f"{prefix}verdict"]
     return verdict.map({MINIMUM: 1.0, SADDLE: 0.0, UNRESOLVED: np.nan}).astype(float)
 
 
+def resolved_share(points: pd.DataFrame, prefix: str = "") -> tuple[int, int]:
+    """(resolved, all) over the (cell, point, seed) rows on the plateau."""
+    on = points[points.on_plateau]
+    return int((on[f"{prefix}verdict"] != UNRESOLVED).sum()), len(on)
+
+
 def summarise(points: pd.DataFrame) -> pd.DataFrame:
-    """One row per (cell, point) over the seeds on the plateau there: median lambda_min and its
-    spread on the fitted batches, the median held-out curvature along its eigenvector and that
-    curvature's noise, the canonical restriction's, the seeds that are saddles and minima (the rest
-    unresolved: ``point_verdicts``), and the median block weights."""
+    """One row per (cell, point) over the seeds on the plateau there: per judged direction the
+    median held-out curvature, its noise, the tolerance, the seeds that are saddles and minima (the
+    rest unresolved); the median fitted lambda_min, gradient against noise, block weights."""
     rows = []
     on = points[points.on_plateau]
     for (p, q, point), group in on.groupby(["p", "q", "point"], sort=False):
-        rows.append(
+        row = {"p": p, "q": q, "point": point, "seeds": len(group)}
+        for prefix in judged(group):
+            row.update(
+                {
+                    f"{prefix}lambda_min": float(group[f"{prefix}lambda_min"].median()),
+                    f"{prefix}curvature": float(group[f"{prefix}curvature"].median()),
+                    f"{prefix}curvature_noise": float(group[f"{prefix}curvature_noise"].median()),
+                    f"{prefix}tol": float(group[f"{prefix}tol"].median()),
+                    f"{prefix}saddles": int((group[f"{prefix}verdict"] == SADDLE).sum()),
+                    f"{prefix}minima": int((group[f"{prefix}verdict"] == MINIMUM).sum()),
+                }
+            )
+        row.update(
             {
-                "p": p,
-                "q": q,
-                "point": point,
-                "seeds": len(group),
-                "lambda_min": float(group.lambda_1.median()),
-                "noise": float(group.noise.median()),
-                "curvature": float(group.curvature.median()),
-                "curvature_noise": float(group.curvature_noise.median()),
-                "saddles": int((group.verdict == SADDLE).sum()),
-                "minima": int((group.verdict == MINIMUM).sum()),
-                "canonical_lambda_min": float(group.canonical_lambda_min.median()),
-                "canonical_noise": float(group.canonical_noise.median()),
-                "canonical_curvature": float(group.canonical_curvature.median()),
-                "canonical_curvature_noise": float(group.canonical_curvature_noise.median()),
-                "canonical_saddles": int((group.canonical_verdict == SADDLE).sum()),
-                "canonical_minima": int((group.canonical_verdict == MINIMUM).sum()),
                 "canonical_weight": float(group.canonical_weight.median()),
                 "gradient_norm": float(group.gradient_norm.median()),
+                "gradient_ratio": float(group.gradient_ratio.median()),
                 "median_plateau": float(group.plateau_length.median()),
                 **{f"weight_{b}": float(group[f"weight_{b}"].median()) for b in BLOCKS},
             }
         )
+        if "mode_rate" in group:
+            row["mode_rate"] = float(group.mode_rate.median())
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
-def saddle_law(points: pd.DataFrame, sigma: float, point: str) -> tuple[pd.DataFrame, dict]:
-    """Plateau length against the saddle law's clock log(1/sigma) / |curvature| (the held-out
-    curvature along the bottom eigenvector: the rate of the negative direction, free of the fitted
-    batches' bias) over the runs that escaped from a saddle at ``point``: the constant of
-    proportionality fitted (geometric mean of the ratios) on every other cell, in grid order, and
-    checked on the rest.
+def _factor(predicted, measured) -> np.ndarray:
+    return np.exp(np.abs(np.log(np.asarray(predicted, float) / np.asarray(measured, float))))
 
-    Returns one row per run (clock, plateau, half, prediction) and the fit: the constant, the rank
-    correlation over the held-out runs, and the largest factor between prediction and measurement there.
-    """
-    frame = points[(points.point == point) & points.on_plateau & points.saddle & ~points.censored.astype(bool)]
-    frame = frame.copy()
-    frame["clock"] = np.log(1 / sigma) / np.abs(frame.curvature)
-    cells = list(dict.fromkeys(zip(frame.p, frame.q)))
-    fit_cells = set(cells[::2])
-    frame["half"] = ["fit" if (p, q) in fit_cells else "check" for p, q in zip(frame.p, frame.q)]
-    fit, check = frame[frame.half == "fit"], frame[frame.half == "check"]
-    summary = {"point": point, "runs_fit": len(fit), "runs_check": len(check)}
-    if len(fit) == 0 or len(check) < 3:
-        frame["prediction"] = np.nan
-        return frame, {**summary, "constant": np.nan, "rank_correlation": np.nan, "max_factor": np.nan}
-    constant = float(np.exp(np.mean(np.log(fit.plateau_length / fit.clock))))
-    frame["prediction"] = constant * frame.clock
-    held = frame[frame.half == "check"]
-    factor = np.exp(np.abs(np.log(held.prediction / held.plateau_length)))
-    return frame, {
-        **summary,
-        "constant": constant,
-        "rank_correlation": float(spearmanr(held.clock, held.plateau_length).statistic),
-        "max_factor": float(factor.max()),
-        "median_factor": float(np.median(factor)),
+
+def escape_law(points: pd.DataFrame, escape: pd.DataFrame, rates: np.ndarray, sigma: float) -> pd.DataFrame:
+    """Per run on its plateau at a fixed point, with AdamW's mode measured: the escape predicted from
+    the mode's rate (``adamw.predicted_escape``: growth from sigma to 1 starting at the end of the
+    initial drop, along the run's own schedule ``rates``) against the run's measured escape, where it
+    escaped; the factor between them. ``escape``: escape.csv, whose drop ends start the growth."""
+    frame = points[(points.kind == "fixed") & points.on_plateau & points.mode_rate.notna()].copy()
+    frame["escape"] = frame.escape.astype(float)
+    frame["escaped"] = np.isfinite(frame.escape) & (frame.escape >= 0) & ~frame.censored.astype(bool)
+    frame["predicted_escape"] = [
+        predicted_escape(rate, rates, int(drop), sigma) for rate, drop in zip(frame.mode_rate, frame.drop_end)
+    ]
+    frame["factor"] = np.where(frame.escaped, _factor(frame.predicted_escape, frame.escape), np.nan)
+    columns = ["p", "q", "seed", "point", "mode_rate", "drop_end", "escape", "escaped", "predicted_escape", "factor"]
+    return frame[columns].reset_index(drop=True)
+
+
+def slope_law(points: pd.DataFrame, escape: pd.DataFrame, rates: np.ndarray, sigma: float) -> pd.DataFrame:
+    """Per sweep cell and seed: the measured slope of the escape against log(1/sigma) (escape.csv's
+    sigma sweep, ``escape.sigma_slope``) and the predicted 1 / (eta_T (|mu| - wd_v)), the mode's rate
+    measured at the fixed point of that seed's run at the transformer's sigma, eta_T the learning
+    rate at that run's measured escape; the factor between them."""
+    rows = []
+    fixed = points[(points.kind == "fixed") & points.on_plateau & points.mode_rate.notna()]
+    sweeps = escape[escape.sweep == "sigma"]
+    for (p, q, seed), runs in sweeps.groupby(["p", "q", "seed"], sort=False):
+        point = fixed[np.isclose(fixed.p, p) & np.isclose(fixed.q, q) & (fixed.seed == seed)]
+        own = runs[np.isclose(runs.value, sigma) & runs.escaped.astype(bool)]
+        if not len(point) or not len(own):
+            continue
+        at = int(own.escape.iloc[0])
+        rate = float(point.mode_rate.iloc[0])
+        measured = sigma_slope(runs)
+        predicted = predicted_slope(rate, float(rates[min(at, len(rates) - 1)]))
+        rows.append(
+            {
+                "p": p,
+                "q": q,
+                "seed": int(seed),
+                "mode_rate": rate,
+                "escape": at,
+                "measured_slope": measured,
+                "predicted_slope": predicted,
+                "factor": float(_factor(predicted, measured)) if np.isfinite(measured) and measured > 0 else np.nan,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["p", "q", "seed", "mode_rate", "escape", "measured_slope", "predicted_slope", "factor"]
+    )
+
+
+def law_summary(law: pd.DataFrame) -> dict:
+    """Over the escaping runs: how many, the rank correlation of predicted and measured escape, the
+    median and largest factor, and how many the prediction puts beyond the schedule."""
+    escaped = law[law.escaped.astype(bool)]
+    finite = escaped[np.isfinite(escaped.predicted_escape)]
+    correlation = (
+        float(spearmanr(finite.predicted_escape, finite.escape).statistic) if len(finite) >= 3 else float("nan")
+    )
+    return {
+        "runs": len(escaped),
+        "beyond_schedule": int(len(escaped) - len(finite)),
+        "rank_correlation": correlation,
+        "median_factor": float(np.median(escaped.factor)) if len(escaped) else float("nan"),
+        "max_factor": float(np.max(escaped.factor)) if len(escaped) else float("nan"),
     }
+
+
+__all__ = [
+    "ESCAPE_FACTOR",
+    "JUDGED",
+    "SLOPE_FACTOR",
+    "escape_law",
+    "join_runs",
+    "judged",
+    "law_summary",
+    "point_label",
+    "resolved_share",
+    "seed_outcomes",
+    "slope_law",
+    "summarise",
+]

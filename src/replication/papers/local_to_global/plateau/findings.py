@@ -7,39 +7,44 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .analysis import JUDGED, resolved_share
 from .escape import EXPLANATIONS, cell_tests, median_escape, seed_tests
 from .hessian import BLOCKS
+from .verdict import SADDLE
+
+STATIONARY = 3.0  # a point whose mean gradient is within this many noise norms counts as near-stationary
 
 
 def _cells(frame: pd.DataFrame) -> str:
     return ", ".join(f"({r.p:g}, {r.q:g})" for r in frame.itertuples()) or "none"
 
 
-def _point_findings(cells: pd.DataFrame, significance: float) -> list[str]:
-    every = cells[cells.saddles == cells.seeds]
-    none = cells[cells.minima == cells.seeds]
-    unresolved = cells[cells.saddles + cells.minima == 0]
+def _verdict_lines(cells: pd.DataFrame, prefix: str, what: str) -> list[str]:
+    saddles, minima = cells[f"{prefix}saddles"], cells[f"{prefix}minima"]
+    every = cells[saddles == cells.seeds]
+    none = cells[minima == cells.seeds]
+    unresolved = cells[saddles + minima == 0]
     mixed = cells.drop(index=every.index.union(none.index).union(unresolved.index))
-    canonical = cells[cells.canonical_saddles > 0]
-    lines = [
-        f"- **A saddle in every seed** (curvature along the lowest eigenvector on held-out batches < "
-        f"-{significance:g} x its noise): {len(every)} of {len(cells)} cells: {_cells(every)}.",
-        f"- **A minimum within the noise in every seed** (no negative curvature on the held-out batches, and none "
-        f"on the fitted ones either): {len(none)} of {len(cells)} cells: {_cells(none)}.",
-        f"- **Unresolved in every seed** (the fitted batches have a negative direction the held-out ones do not "
-        f"confirm: the batches' noise hides whether the loss has one): {len(unresolved)} of {len(cells)} cells: "
-        f"{_cells(unresolved)}.",
-        f"- **Seeds differ**: {len(mixed)} cells: {_cells(mixed)}.",
-        f"- **Canonical directions**: a saddle of the restricted Hessian in some seed in "
-        f"{len(canonical)} of {len(cells)} cells ({_cells(canonical)}); elsewhere no negative curvature is "
-        "found there, as Thm 1 says.",
+    return [
+        f"- **{what}**: a saddle in every seed at {len(every)} of {len(cells)} cells ({_cells(every)}); a minimum "
+        f"in every seed at {len(none)} ({_cells(none)}); unresolved in every seed at {len(unresolved)} "
+        f"({_cells(unresolved)}); seeds differ at {len(mixed)} ({_cells(mixed)}).",
     ]
-    fitted = cells[cells.lambda_min < -significance * cells.noise]
+
+
+def _point_findings(cells: pd.DataFrame, points: pd.DataFrame) -> list[str]:
+    lines = []
+    for prefix, what in JUDGED.items():
+        if f"{prefix}saddles" in cells:
+            lines += _verdict_lines(cells, prefix, what)
+    resolved, total = resolved_share(points)
     lines.append(
-        f"- **Saddles of the fitted batches only**: lambda_min on the batches the eigenvector was found on is below "
-        f"-{significance:g} x its spread there in {len(fitted)} of {len(cells)} cells (medians over seeds); "
-        f"{int((fitted.saddles < fitted.seeds).sum())} of them are not a saddle in every seed on held-out batches."
+        f"- **Resolved**: {resolved} of {total} (cell, seed) verdicts on the full model "
+        f"({resolved / max(total, 1):.0%}); tolerance median {cells.tol.median():.2g} (the stated fraction of "
+        f"lambda_max, median {points.lambda_max.median():.3g}); held-out batches per point: median "
+        f"{points.held_out_batches.median():.0f}, at most {points.held_out_batches.max():.0f}."
     )
+    every = cells[cells.saddles == cells.seeds]
     if len(every):
         blocks = every[[f"weight_{b}" for b in BLOCKS]].median().sort_values(ascending=False)
         top = ", ".join(f"{name.removeprefix('weight_')} {share:.2f}" for name, share in blocks.head(3).items())
@@ -47,39 +52,68 @@ def _point_findings(cells: pd.DataFrame, significance: float) -> list[str]:
             f"- **Where the negative direction lies** (cells with a saddle in every seed, medians): its share in the "
             f"canonical directions is {every.canonical_weight.median():.2f}; the largest blocks are {top}."
         )
+    stationary = points[points.gradient_ratio <= STATIONARY]
+    lines.append(
+        f"- **Near-stationary points**: the fitted batches' mean gradient is within {STATIONARY:g} x the norm of its "
+        f"noise at {len(stationary)} of {len(points)} points (median ratio {points.gradient_ratio.median():.2g}); "
+        "elsewhere the point still moves along the gradient, and its Hessian describes a slope, not a critical point."
+    )
     lines.append(
         f"- The held-out curvature ranges over {cells.curvature.min():.3g} to {cells.curvature.max():.3g} "
-        f"(median noise {cells.curvature_noise.median():.2g}); lambda_min on the fitted batches over "
+        f"(median noise {cells.curvature_noise.median():.2g}); the fitted lambda_min over "
         f"{cells.lambda_min.min():.3g} to {cells.lambda_min.max():.3g}, below the held-out curvature by a median "
-        f"{(cells.curvature - cells.lambda_min).median():.2g} (the fitted batches' bias); the gradient norm has "
-        f"median {cells.gradient_norm.median():.2g}."
+        f"{(points.bias).median():.2g} (the fitted set's bias)."
     )
+    if "mode_rate" in points:
+        lines += _optimiser_lines(points)
     return lines
 
 
-def findings(cells: pd.DataFrame, fits: pd.DataFrame, significance: float) -> str:
-    """Markdown: per point, where the plateau is a saddle and where a minimum, what the canonical
-    restriction says, where the negative direction lies; then the saddle law's fit."""
+def _optimiser_lines(points: pd.DataFrame) -> list[str]:
+    """What AdamW's view adds: the mode's rate, where it lies, weight decay's and momentum's share."""
+    unstable = points[points.mode_verdict == SADDLE]
+    blocks = points[[f"mode_weight_{b}" for b in BLOCKS]].median().sort_values(ascending=False)
+    top = ", ".join(f"{name.removeprefix('mode_weight_')} {share:.2f}" for name, share in blocks.head(3).items())
+    return [
+        f"- **AdamW's view**: the preconditioned Hessian's held-out curvature along its mode, median "
+        f"{points.mode_curvature.median():.3g} (tolerance: the rate that ends the plateau within the run, median "
+        f"{points.mode_tol.median():.3g}); the mode grows fast enough to end the plateau within the run at "
+        f"{len(unstable)} of {len(points)} points. In parameter space (D^-1/2 w) it lies in {top} (medians). "
+        f"Weight decay's share of its rate: median {(points.mode_decay / points.mode_curvature.abs()).median():.2g}; "
+        f"momentum changes its growth per step by a factor {points.momentum_gain.median():.3g} (median); the "
+        f"bias corrections at the point are {points.bias_correction_m.max():.4g} (m) and "
+        f"{points.bias_correction_v.max():.4g} (v) at most.",
+    ]
+
+
+def findings(cells: pd.DataFrame, points: pd.DataFrame, summary: dict, slopes: pd.DataFrame) -> str:
+    """Markdown: per point, where the plateau is a saddle and where a minimum (full model, canonical
+    restriction, AdamW's view), where the negative direction lies; then the escape predicted from
+    AdamW's step against the measured one."""
     parts = [
         "# Minimum or saddle: findings",
         "",
-        "Written by the pipeline from `results/local_to_global/plateau/cells.csv` and `fits.csv`.",
+        "Written by the pipeline from `results/local_to_global/plateau/cells.csv`, `points.csv`, `fits.csv` and "
+        "`slopes.csv`.",
         "",
     ]
+    on = points[points.on_plateau]
     for point, group in cells.groupby("point", sort=False):
-        parts += [f"## {point}", "", *_point_findings(group, significance), ""]
-    parts += ["## The saddle law", ""]
-    for fit in fits.itertuples():
-        if pd.isna(fit.max_factor):
-            parts.append(f"- {fit.point}: not checkable ({fit.runs_fit} runs to fit, {fit.runs_check} to check).")
-        else:
-            parts.append(
-                f"- {fit.point}: plateau length = {fit.constant:.3g} x log(1/sigma) / |lambda_min| fitted on "
-                f"{fit.runs_fit} runs; "
-                f"on {fit.runs_check} held-out runs the rank correlation is {fit.rank_correlation:.2f} and the "
-                "prediction is off by "
-                f"a factor of {fit.median_factor:.2f} (median) and {fit.max_factor:.2f} (largest)."
-            )
+        parts += [f"## {point}", "", *_point_findings(group, on[on.point == point]), ""]
+    parts += ["## The escape predicted from AdamW's step", ""]
+    if not summary.get("runs"):
+        parts.append("- No escaping run with its mode measured: nothing to compare.")
+    else:
+        parts.append(
+            f"- Over {summary['runs']} escaping runs ({summary['beyond_schedule']} predicted never to escape within "
+            f"the schedule): rank correlation {summary['rank_correlation']:.2f}, the prediction off by a factor "
+            f"{summary['median_factor']:.2f} (median) and {summary['max_factor']:.2f} (largest)."
+        )
+    for (p, q), group in slopes.groupby(["p", "q"], sort=False):
+        pairs = ", ".join(
+            f"seed {r.seed} {r.measured_slope:.3g} vs {r.predicted_slope:.3g}" for r in group.itertuples()
+        )
+        parts.append(f"- Slope against log(1/sigma) at ({p:g}, {q:g}), measured vs predicted: {pairs}.")
     return "\n".join(parts) + "\n"
 
 

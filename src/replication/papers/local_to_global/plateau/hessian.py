@@ -164,15 +164,20 @@ class HessianOperator:
         return (restricted + restricted.T) / 2
 
 
-def extreme_eigenpairs(operator: HessianOperator, smallest: int, tol: float, seed: int):
-    """The ``smallest`` lowest eigenvalues with their eigenvectors and the largest eigenvalue, by
-    Lanczos (ARPACK) from a seeded start; raises ArpackNoConvergence if it does not converge."""
+def lowest_eigenpair(operator, tol: float, seed: int) -> tuple[float, np.ndarray]:
+    """The lowest eigenvalue and its unit eigenvector of a symmetric ``operator`` (one with
+    ``size`` and ``linear_operator()``: a Hessian, preconditioned or not), by Lanczos (ARPACK) from a
+    seeded start; raises ArpackNoConvergence if it does not converge."""
+    start = np.random.default_rng(seed).standard_normal(operator.size)
+    values, vectors = eigsh(operator.linear_operator(), k=1, which="SA", tol=tol, v0=start)
+    return float(values[0]), vectors[:, 0]
+
+
+def largest_eigenvalue(operator, tol: float, seed: int) -> float:
+    """The largest eigenvalue of ``operator``, as ``lowest_eigenpair``."""
     start = np.random.default_rng(seed).standard_normal(operator.size)
     linear = operator.linear_operator()
-    largest = float(eigsh(linear, k=1, which="LA", tol=tol, v0=start, return_eigenvectors=False)[0])
-    values, vectors = eigsh(linear, k=smallest, which="SA", tol=tol, v0=start)
-    order = np.argsort(values)
-    return values[order], vectors[:, order], largest
+    return float(eigsh(linear, k=1, which="LA", tol=tol, v0=start, return_eigenvectors=False)[0])
 
 
 __all__ = [
@@ -183,6 +188,7 @@ __all__ = [
     "HessianOperator",
     "binary_attention",
     "explicit_attention",
-    "extreme_eigenpairs",
+    "largest_eigenvalue",
+    "lowest_eigenpair",
     "transformer_loss",
 ]

@@ -1,5 +1,6 @@
 """Figures of the plateau analysis: the lowest curvature over (p, q) (full model and canonical
-restriction), plateau length against the saddle law, where the bottom eigenvector lies, and the
+restriction, and AdamW's view), the escape predicted from AdamW's step against the measured one,
+where the bottom eigenvector lies, and the
 escape iteration against the init's scale and the batch size."""
 
 from __future__ import annotations
@@ -7,61 +8,62 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.colors import CenteredNorm
+from matplotlib.colors import SymLogNorm
 
 from replication.claims import cell_holds
 
 from ..phase.plots import PQGrid
-from .analysis import SADDLE
+from .analysis import ESCAPE_FACTOR, SLOPE_FACTOR
 from .escape import cell_tests, escape_or_horizon, median_escape
 from .hessian import BLOCKS
 
-RESTRICTIONS = (("", "full model"), ("canonical_", "canonical directions"))
+LABELS = {"": "full model", "canonical_": "canonical directions", "mode_": "AdamW's view (D^-1/2 H D^-1/2)"}
+SCALE = 100.0  # the colour scale's ends, in units of the tolerance: beyond it, a clear verdict either way
 
 
 def curvature_heatmaps(cells: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
-    """One row per point, one column per restriction: the median held-out curvature along the
-    lowest eigenvector over seeds (the verdict's estimate of lambda_min, free of the fitted batches'
-    bias) on a diverging map centred on 0, its value and the seeds that are saddles and minima
-    written in the cell (``analysis.point_verdicts``), red where the claim fails, hatched where no
-    seed is resolved (``not checkable``); the line p + q = 1 dashed."""
+    """One row per point, one column per direction judged (full model, canonical restriction and,
+    where measured, AdamW's preconditioned Hessian): the median held-out curvature along the lowest
+    eigenvector over seeds in units of its tolerance (so -1 is the line a saddle must cross), on a
+    symmetric-log colour scale whose bar is in the same units as the number in each cell; with the
+    seeds' verdicts (S saddle, M minimum, the rest unresolved: ``verdict.decide``), a black outline
+    where the claim fails (no minimum by the one verdict rule), hatched where no seed is resolved."""
     points = list(dict.fromkeys(cells.point))
+    prefixes = [prefix for prefix in LABELS if f"{prefix}curvature" in cells]
     grid = PQGrid.of(cells)
-    scale = float(np.nanmax(np.abs(cells[["curvature", "canonical_curvature"]].to_numpy()))) or 1.0
-
-    fig, axes = plt.subplots(len(points), 2, figsize=(8.4, 3.8 * len(points)), squeeze=False)
+    norm = SymLogNorm(linthresh=1.0, vmin=-SCALE, vmax=SCALE, base=10)
+    fig, axes = plt.subplots(
+        len(points), len(prefixes), figsize=(4.3 * len(prefixes), 4.0 * len(points)), squeeze=False
+    )
     rows = []
     for r, point in enumerate(points):
         frame = cells[cells.point == point]
-        for c, (prefix, label) in enumerate(RESTRICTIONS):
+        for c, prefix in enumerate(prefixes):
             ax = axes[r, c]
-            values = grid.values(frame, f"{prefix}curvature")
+            ratio = frame[f"{prefix}curvature"] / frame[f"{prefix}tol"]
+            values = grid.values(frame.assign(ratio=ratio), "ratio")
             image = ax.pcolormesh(
-                grid.p_edges,
-                grid.q_edges,
-                np.ma.masked_invalid(values),
-                cmap="RdBu_r",
-                norm=CenteredNorm(0, scale),
-                shading="flat",
+                grid.p_edges, grid.q_edges, np.ma.masked_invalid(values), cmap="PuOr_r", norm=norm, shading="flat"
             )
-            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=6)
-            for row in frame.itertuples():
-                value, noise = getattr(row, f"{prefix}curvature"), getattr(row, f"{prefix}curvature_noise")
+            bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, extend="both")
+            ticks = [-100, -10, -1, 0, 1, 10, 100]
+            bar.set_ticks(ticks, labels=[f"{tick:g}" for tick in ticks])
+            bar.ax.tick_params(labelsize=6)
+            bar.set_label("held-out curvature / tol", fontsize=7)
+            for row, value in zip(frame.itertuples(), ratio):
                 saddles, minima = getattr(row, f"{prefix}saddles"), getattr(row, f"{prefix}minima")
                 told = saddles + minima
-                # Hatched where the claim cannot be told (every seed unresolved); red where it fails (the
-                # one verdict rule over the seeds that can be told): exactly the claims' verdicts.
                 resolved = told > 0
                 if not resolved:
                     ax.add_patch(grid.box(row.p, row.q, fill=False, hatch="///", edgecolor="0.45", lw=0))
                 minimum = bool(resolved and cell_holds(minima / told))
                 if resolved and not minimum:
-                    ax.add_patch(grid.box(row.p, row.q, fill=False, color="red", lw=1.5))
-                ink = "white" if abs(value) > 0.6 * scale else "black"  # light on the map's dark ends
+                    ax.add_patch(grid.box(row.p, row.q, fill=False, color="black", lw=1.5))
+                ink = "white" if abs(value) > 0.3 * SCALE else "black"  # light on the map's dark ends
                 ax.text(
                     row.p,
                     row.q,
-                    f"{value * 1e3:.2f}\n{saddles}s {minima}m/{row.seeds}",
+                    f"{value:.2g}\n{saddles}S {minima}M/{row.seeds}",
                     ha="center",
                     va="center",
                     fontsize=5,
@@ -70,11 +72,13 @@ def curvature_heatmaps(cells: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
                 rows.append(
                     {
                         "point": point,
-                        "restriction": label,
+                        "direction": LABELS[prefix],
                         "p": row.p,
                         "q": row.q,
-                        "curvature": value,
-                        "curvature_noise": noise,
+                        "curvature": getattr(row, f"{prefix}curvature"),
+                        "curvature_noise": getattr(row, f"{prefix}curvature_noise"),
+                        "tol": getattr(row, f"{prefix}tol"),
+                        "curvature_over_tol": value,
                         "lambda_min": getattr(row, f"{prefix}lambda_min"),
                         "resolved": resolved,
                         "saddles": saddles,
@@ -83,44 +87,76 @@ def curvature_heatmaps(cells: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
                         "local_minimum": minimum,
                     }
                 )
-            grid.axes(ax, f"{point}: lowest curvature, {label}")
+            grid.axes(ax, f"{point}: {LABELS[prefix]}")
     fig.suptitle(
-        "Curvature at the plateau along the lowest eigenvector, on held-out batches (x 1e-3; seeds that are\n"
-        "saddles (s) and minima (m), the rest unresolved; red: not a minimum; hatched: no seed resolved)",
+        "Curvature at the plateau along the lowest eigenvector, on held-out batches, over its tolerance\n"
+        "(per cell: that ratio, seeds that are saddles S and minima M; black outline: not a minimum; hatched: "
+        "no seed resolved)",
         fontsize=9,
     )
     fig.tight_layout()
     return fig, pd.DataFrame(rows)
 
 
-def saddle_law_figure(law: pd.DataFrame, fit: dict) -> tuple[plt.Figure, pd.DataFrame]:
-    """Plateau length of every run that escaped a saddle against log(1/sigma) / |curvature|: the
-    fitted half and the checked half, and the fitted law through the origin."""
-    fig, ax = plt.subplots(figsize=(4.8, 3.8))
-    for half, marker in (("fit", "o"), ("check", "s")):
-        part = law[law.half == half]
-        if len(part):
-            ax.scatter(
-                part.clock, part.plateau_length, marker=marker, s=16, alpha=0.8, label=f"{half} half ({len(part)} runs)"
+def escape_law_figure(law: pd.DataFrame, slopes: pd.DataFrame, summary: dict) -> tuple[plt.Figure, pd.DataFrame]:
+    """Left: every escaping run's escape iteration predicted from AdamW's mode against the measured
+    one (log-log; the diagonal and the factor-2 band); right: at the sweeps' cells, the slope of the
+    escape against log(1/sigma), predicted against measured (the factor-1.5 band)."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 4.0))
+    escaped = law[law.escaped.astype(bool) & np.isfinite(law.predicted_escape)]
+    panels = (
+        (axes[0], escaped.escape, escaped.predicted_escape, ESCAPE_FACTOR, "escape iteration"),
+        (axes[1], slopes.measured_slope, slopes.predicted_slope, SLOPE_FACTOR, "iterations per unit of log(1/sigma)"),
+    )
+    for ax, measured, predicted, factor, what in panels:
+        measured, predicted = (pd.to_numeric(values).to_numpy(float) for values in (measured, predicted))
+        finite = np.isfinite(measured) & np.isfinite(predicted) & (measured > 0) & (predicted > 0)
+        low, high = (
+            (
+                float(min(measured[finite].min(), predicted[finite].min())) / 2,
+                2 * float(max(measured[finite].max(), predicted[finite].max())),
             )
-    if np.isfinite(fit.get("constant", np.nan)) and len(law):
-        clock = np.linspace(0, law.clock.max() * 1.05, 50)
-        ax.plot(clock, fit["constant"] * clock, color="black", lw=1, label=f"law: {fit['constant']:.3g} x clock")
-        ax.fill_between(clock, fit["constant"] * clock / 2, 2 * fit["constant"] * clock, color="0.8", alpha=0.5, lw=0)
-    ax.set_xlabel("log(1/sigma) / |curvature|")
-    ax.set_ylabel("plateau length (iterations)")
-    factor = fit.get("max_factor", np.nan)
-    ax.set_title(
-        f"Saddle law at {fit['point']} (grey: factor 2)\n"
-        f"checked half: rank corr. {fit.get('rank_correlation', np.nan):.2f}, "
-        f"largest factor {factor:.2f}",
+            if finite.any()
+            else (1.0, 10.0)
+        )
+        line = np.geomspace(low, high, 20)
+        ax.plot(line, line, color="black", lw=0.8)
+        ax.fill_between(line, line / factor, line * factor, color="0.85", lw=0, label=f"within a factor {factor:g}")
+        if finite.any():
+            ax.scatter(measured[finite], predicted[finite], s=14, alpha=0.8, label=f"{int(finite.sum())} runs")
+        else:
+            ax.text(
+                0.5,
+                0.5,
+                "nothing to compare:\nno escaping run with its mode measured",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize=7,
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+        ax.set_xlabel(f"measured {what}")
+        ax.set_ylabel(f"predicted {what}")
+        ax.legend(fontsize=6, loc="upper left")
+    axes[0].set_title(
+        f"escape: rank corr. {summary.get('rank_correlation', np.nan):.2f}, median factor "
+        f"{summary.get('median_factor', np.nan):.2f}, largest {summary.get('max_factor', np.nan):.2f}",
         fontsize=8,
     )
-    if len(law):
-        ax.legend(fontsize=6)
+    axes[1].set_title("slope against log(1/sigma), sweep cells, per seed", fontsize=8)
+    fig.suptitle("The escape predicted from AdamW's linearised step (no fitted constant)", fontsize=9)
     fig.tight_layout()
-    columns = ["p", "q", "seed", "point", "lambda_1", "curvature", "clock", "plateau_length", "half", "prediction"]
-    return fig, law[columns].reset_index(drop=True)
+    data = pd.concat(
+        [
+            escaped.assign(quantity="escape", measured=escaped.escape, predicted=escaped.predicted_escape),
+            slopes.assign(quantity="slope", measured=slopes.measured_slope, predicted=slopes.predicted_slope),
+        ],
+        ignore_index=True,
+    )
+    return fig, data[["quantity", "p", "q", "seed", "mode_rate", "measured", "predicted", "factor"]]
 
 
 def direction_bars(cells: pd.DataFrame, point: str, count: int = 8) -> tuple[plt.Figure, pd.DataFrame]:
@@ -248,4 +284,4 @@ def _tick(sweep: str, value) -> str:
     return f"{np.log(1 / value):.2f}\n({value:g})" if sweep == "sigma" else f"{value:g}"
 
 
-__all__ = ["SADDLE", "curvature_heatmaps", "direction_bars", "escape_figure", "saddle_law_figure"]
+__all__ = ["curvature_heatmaps", "direction_bars", "escape_figure", "escape_law_figure"]

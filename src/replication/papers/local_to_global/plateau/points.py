@@ -51,7 +51,7 @@ def train_to_points(settings: RunSettings, points: pd.DataFrame, progress: bool 
     for seed, group in points.groupby("seed", sort=False):
         steps = tuple(sorted(set(group.step.astype(int))))
         run = dataclasses.replace(settings, steps=steps[-1], checkpoints=steps, eval_every=steps[-1])
-        result = train(run, INIT, int(seed), name=f"plateau/seed{seed}", progress=progress)
+        result = train(run, INIT, int(seed), name=f"plateau/seed{seed}", progress=progress, optimizer_state=True)
         for index, step in enumerate(result.checkpoints["step"]):
             for name, values in result.checkpoints.items():
                 if name != "step":

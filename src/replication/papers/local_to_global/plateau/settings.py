@@ -18,13 +18,21 @@ INIT = "standard"  # the init whose plateau the canonical model explains (Thm 1:
 
 
 @dataclass(frozen=True)
+class HeldOutSettings:
+    least: int  # held-out batches measured at every point
+    most: int  # and at most, added one at a time until the verdict is decided (verdict.sequential_curvature)
+
+
+@dataclass(frozen=True)
 class HessianSettings:
-    batches: int
+    batches: int  # fitted batches: the bottom eigenvectors are found on their union
     batch_size: int
     seed: int
-    smallest: int
-    tol: float
-    significance: float
+    tol: float  # Lanczos' relative tolerance
+    significance: float  # z: standard errors that decide a verdict
+    tolerance: float  # the loss' verdict: curvature below -tolerance x lambda_max counts (verdict.decide)
+    held_out: HeldOutSettings
+    preconditioned: bool  # also AdamW's preconditioned Hessian (adamw.py)
     dtype: str  # "float32" or "float64": the precision of the Hessian-vector products
 
     @property
@@ -165,6 +173,7 @@ __all__ = [
     "PLATEAU_DIR",
     "SWEEPS",
     "EscapeSettings",
+    "HeldOutSettings",
     "HessianSettings",
     "PlateauSettings",
     "escape_files",

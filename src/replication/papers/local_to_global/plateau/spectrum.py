@@ -1,17 +1,15 @@
-"""The Hessian of the full transformer's loss at a plateau point: its extreme eigenvalues, their
-noise over the batches, where the bottom eigenvector lies, and the Hessian restricted to the
-canonical model's directions.
+"""The Hessian of the full transformer's loss at a plateau point, and AdamW's preconditioned
+Hessian there: their lowest eigenvalues and directions, a verdict for each (``verdict.py``: saddle,
+minimum or unresolved, from held-out batches), where the bottom direction lies, the Hessian
+restricted to the canonical model's directions, and the optimiser's rates (``adamw.py``).
 
-The loss is the mean over ``batches`` independent batches, the same for every run of a cell
-(common random numbers). Its lowest eigenvalue lambda_min is biased low by the batches' noise: the
-lowest eigenvalue of a noisy matrix lies below the noise-free one (the findings count the cells
-where the fitted batches alone would call a saddle). So a saddle is not read from it. With v the
-bottom eigenvector, the curvature along v on as many *held-out* batches, drawn independently of the
-ones v was found on, is an unbiased estimate of the noise-free curvature along v, which is >= the
-noise-free lambda_min: a held-out curvature below minus ``significance`` times its standard error
-(the std of v^T H_b v over the held-out batches over sqrt(batches)) is a negative direction of the
-noise-free loss, a saddle (``saddle``). ``noise`` is the same spread on the fitted batches; the
-verdicts with both are ``analysis.point_verdicts``.
+Every run of a cell sees the same batches (common random numbers): ``batches`` fitted batches, on
+whose union the bottom eigenvectors are found, and a stream of held-out batches drawn independently
+of them, added one at a time until the verdicts are decided. Three directions are judged: the
+bottom eigenvector v of the loss' Hessian (tolerance ``tolerance`` x lambda_max), the canonical
+restriction's (the same tolerance) and the bottom eigenvector w of D^-1/2 H D^-1/2, AdamW's view,
+whose tolerance is the rate that would leave the plateau before the horizon: a mode slower than
+log(1/sigma) / sum_{t > point} eta_t cannot end the plateau within the run.
 """
 
 from __future__ import annotations
@@ -19,28 +17,33 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import torch
+from scipy.sparse.linalg import LinearOperator
 
 from ..data import sample_sequences
 from ..markov import MarkovChain
 from ..phase.measures import chain_cross_entropy, unigram_cross_entropy
-from .hessian import FlatParameters, HessianOperator, extreme_eigenpairs, transformer_loss
+from ..transformer.settings import RunSettings
+from .adamw import OptimiserView, PreconditionedOperator, learning_rates
+from .hessian import FlatParameters, HessianOperator, largest_eigenvalue, lowest_eigenpair, transformer_loss
 from .settings import HessianSettings
+from .verdict import Evidence, decide, sequential_curvature, standard_error
 
 
-def hessian_batches(
-    chain: MarkovChain, context: int, hessian: HessianSettings, held_out: bool = False
-) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """The cell's fixed batches (x, y), drawn from ``hessian.seed`` and the cell's (p, q): the ones
-    the eigenvectors are found on, or (``held_out``) as many others, independent of them."""
-    entropy = [hessian.seed, round(chain.p * 10**6), round(chain.q * 10**6)] + ([1] if held_out else [])
+def hessian_batches(chain: MarkovChain, context: int, hessian: HessianSettings) -> list[tuple]:
+    """The cell's fitted batches (x, y), drawn from ``hessian.seed`` and the cell's (p, q)."""
+    entropy = [hessian.seed, round(chain.p * 10**6), round(chain.q * 10**6)]
     seed = int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint64)[0] >> 1)
     generator = torch.Generator().manual_seed(seed)
     sequences = sample_sequences(chain, (hessian.batches, hessian.batch_size), context + 1, generator)
     return [(batch[:, :context], batch[:, 1:]) for batch in sequences]
 
 
-def _standard_error(values) -> float:
-    return float(np.std(values, ddof=1) / np.sqrt(len(values)))
+def _held_out_batch(chain: MarkovChain, context: int, hessian: HessianSettings, index: int):
+    """Held-out batch ``index`` of the cell's stream (independent of the fitted batches)."""
+    entropy = [hessian.seed, round(chain.p * 10**6), round(chain.q * 10**6), 1, index]
+    seed = int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint64)[0] >> 1)
+    (batch,) = sample_sequences(chain, (1, hessian.batch_size), context + 1, torch.Generator().manual_seed(seed))
+    return batch[:, :context], batch[:, 1:]
 
 
 def canonical_basis(flat: FlatParameters) -> np.ndarray:
@@ -65,13 +68,47 @@ def canonical_basis(flat: FlatParameters) -> np.ndarray:
     return np.stack(columns, axis=1)
 
 
-def _curvatures(flat: FlatParameters, batches, vectors) -> list[list[float]]:
-    """v^T H_b v for each of ``vectors`` (rows) on each batch b (columns)."""
-    operators = [
-        HessianOperator(lambda theta, xb=xb, yb=yb: transformer_loss(flat.unflatten(theta), xb, yb), flat.vector)
-        for xb, yb in batches
-    ]
-    return [[float(v @ single(v)) for single in operators] for v in vectors]
+class MeanOperator:
+    """The Hessian of the mean loss over equal batches, as the mean of each batch's Hessian-vector
+    product: the same cost as one product on their union, and each batch's product at hand for the
+    spread over batches."""
+
+    def __init__(self, operators: list[HessianOperator]):
+        self.operators = operators
+
+    @property
+    def size(self) -> int:
+        return self.operators[0].size
+
+    def per_batch(self, vector) -> list[np.ndarray]:
+        return [operator(vector) for operator in self.operators]
+
+    def __call__(self, vector) -> np.ndarray:
+        return np.mean(self.per_batch(vector), axis=0)
+
+    def linear_operator(self) -> LinearOperator:
+        return LinearOperator((self.size, self.size), matvec=self, dtype=np.float64)
+
+    @property
+    def products(self) -> int:
+        return sum(operator.products for operator in self.operators) // len(self.operators)
+
+
+def _loss_operator(flat: FlatParameters, x, y) -> HessianOperator:
+    return HessianOperator(lambda theta: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
+
+
+def _evidence(fitted: float, along_per_batch, held_out) -> Evidence:
+    return Evidence(fitted, standard_error(along_per_batch), float(np.mean(along_per_batch)), tuple(held_out))
+
+
+def _stationarity(fitted: MeanOperator) -> dict:
+    """The fitted batches' mean gradient norm, the norm of its standard error (the batches' noise)
+    and their ratio: near 1 or below, the gradient is what the noise alone would give."""
+    gradients = np.stack([operator.gradient.detach().double().numpy() for operator in fitted.operators])
+    noise = float(np.sqrt(np.sum(np.var(gradients, axis=0, ddof=1)) / len(gradients)))
+    norm = float(np.linalg.norm(gradients.mean(0)))
+    return {"gradient_norm": norm, "gradient_noise": noise, "gradient_ratio": norm / noise}
 
 
 def point_spectrum(
@@ -80,74 +117,130 @@ def point_spectrum(
     batches,
     hessian: HessianSettings,
     seed: int,
-    held_out_batches,
-) -> dict:
-    """One point's row: loss and closed fraction on the batches, gradient norm, the lowest
-    eigenvalues and the largest, lambda_min's spread over the batches, the curvature along the bottom
-    eigenvector on the held-out batches with its standard error and the verdict it gives, the bottom
-    eigenvector's weight per parameter block and in the canonical directions, and the same for the
-    canonical restriction's lowest eigenvalue."""
+    held_out_batch,
+    optimiser: OptimiserView | None = None,
+) -> tuple[dict, dict[str, np.ndarray]]:
+    """One point's row and its directions. ``batches``: the fitted batches; ``held_out_batch(k)``:
+    the k-th held-out batch; ``optimiser``: the run's AdamW view at the point (None: the loss only).
+
+    The row: loss and closed fraction on the fitted batches, the gradient against its noise, and per
+    direction judged (v: the loss' bottom eigenvector, ``canonical_``: the canonical restriction's,
+    ``mode_``: AdamW's preconditioned one) the fitted lowest eigenvalue, its standard error, the
+    held-out curvature with its standard error, the fitted set's bias, the tolerance and the
+    verdict; v's weight per parameter block and in the canonical directions; the optimiser's rates.
+    The directions: v, the canonical one and the mode's parameter-space direction D^-1/2 w."""
     flat = FlatParameters.of(parameters, dtype=hessian.torch_dtype)
-    x = torch.cat([b[0] for b in batches])
-    y = torch.cat([b[1] for b in batches])
-    operator = HessianOperator(lambda theta: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
-    values, vectors, largest = extreme_eigenpairs(operator, hessian.smallest, hessian.tol, seed)
-    bottom = vectors[:, 0]
+    fitted = MeanOperator([_loss_operator(flat, xb, yb) for xb, yb in batches])
+    lowest, bottom = lowest_eigenpair(fitted, hessian.tol, seed)
+    largest = largest_eigenvalue(fitted, hessian.tol, seed)
     basis = canonical_basis(flat)
-    restricted, restricted_vectors = np.linalg.eigh(operator.matrix_on(basis))
-    canonical_bottom = basis @ restricted_vectors[:, 0]
-    noise, canonical_noise = map(_standard_error, _curvatures(flat, batches, (bottom, canonical_bottom)))
-    held_out, canonical_held_out = _curvatures(flat, held_out_batches, (bottom, canonical_bottom))
-    curvature, curvature_noise = float(np.mean(held_out)), _standard_error(held_out)
-    canonical_curvature, canonical_curvature_noise = (
-        float(np.mean(canonical_held_out)),
-        _standard_error(canonical_held_out),
+    restricted, restricted_vectors = np.linalg.eigh(_restricted(fitted, basis))
+    canonical = basis @ restricted_vectors[:, 0]
+    tol = hessian.tolerance * largest
+    judged = {"": (lowest, bottom, tol), "canonical_": (float(restricted[0]), canonical, tol)}
+    preconditioned = None
+    if optimiser is not None:
+        preconditioned = PreconditionedOperator(fitted, optimiser.state)
+        mu, mode = lowest_eigenpair(preconditioned, hessian.tol, seed)
+        judged["mode_"] = (mu, mode, optimiser.escape_rate)
+
+    def curvatures_on(index: int) -> tuple[float, ...]:
+        operator = _loss_operator(flat, *held_out_batch(index))
+        values = [float(v @ operator(v)) for v in (bottom, canonical)]
+        if preconditioned is not None:
+            values.append(float(mode @ (preconditioned.scale * operator(preconditioned.scale * mode))))
+        return tuple(values)
+
+    held_out = sequential_curvature(
+        curvatures_on,
+        tuple(entry[2] for entry in judged.values()),
+        hessian.significance,
+        hessian.held_out.least,
+        hessian.held_out.most,
     )
+    x, y = torch.cat([b[0] for b in batches]), torch.cat([b[1] for b in batches])
     model, own, unigram = (
-        float(operator.loss.detach()),
+        float(np.mean([float(operator.loss.detach()) for operator in fitted.operators])),
         float(chain_cross_entropy(chain, x, y)),
         float(unigram_cross_entropy(chain, y)),
     )
     row = {
         "loss": model,
         "closed": (unigram - model) / (unigram - own),
-        "gradient_norm": float(operator.gradient.detach().norm()),
-        **{f"lambda_{k + 1}": float(value) for k, value in enumerate(values)},
+        **_stationarity(fitted),
         "lambda_max": largest,
-        "noise": noise,
-        "curvature": curvature,
-        "curvature_noise": curvature_noise,
-        "saddle": bool(curvature < -hessian.significance * curvature_noise),
-        "canonical_lambda_min": float(restricted[0]),
-        "canonical_noise": canonical_noise,
-        "canonical_curvature": canonical_curvature,
-        "canonical_curvature_noise": canonical_curvature_noise,
-        "canonical_saddle": bool(canonical_curvature < -hessian.significance * canonical_curvature_noise),
-        "canonical_weight": float(np.sum((basis.T @ bottom) ** 2)),
-        "products": operator.products,
+        "held_out_batches": len(held_out),
     }
+    for column, (prefix, (value, direction, tolerance)) in enumerate(judged.items()):
+        scale = preconditioned.scale if prefix == "mode_" else 1.0  # w^T D^-1/2 H_b D^-1/2 w for the mode
+        along = [float(direction @ (scale * b)) for b in fitted.per_batch(scale * direction)]
+        evidence = _evidence(value, along, held_out[:, column])
+        row.update(
+            {
+                f"{prefix}lambda_min": value,
+                f"{prefix}noise": evidence.fitted_noise,
+                f"{prefix}curvature": evidence.curvature,
+                f"{prefix}curvature_noise": evidence.noise,
+                f"{prefix}bias": evidence.bias,
+                f"{prefix}tol": tolerance,
+                f"{prefix}verdict": decide(evidence, tolerance, hessian.significance),
+            }
+        )
+    row["canonical_weight"] = float(np.sum((basis.T @ bottom) ** 2))
     row.update({f"weight_{name}": share for name, share in flat.block_weights(bottom).items()})
-    return row
+    directions = {"bottom": bottom, "canonical": canonical}
+    if optimiser is not None:
+        row.update(optimiser.rates(row["mode_curvature"], mode))
+        direction = preconditioned.parameter_direction(mode)
+        row["mode_canonical_weight"] = float(np.sum((basis.T @ direction) ** 2))
+        row.update({f"mode_weight_{name}": share for name, share in flat.block_weights(direction).items()})
+        directions["mode"] = direction
+    row["products"] = fitted.products
+    return row, directions
+
+
+def _restricted(operator: MeanOperator, basis: np.ndarray) -> np.ndarray:
+    """basis^T H basis for the columns of ``basis`` (orthonormal), symmetrised."""
+    products = np.stack([operator(column) for column in basis.T], axis=1)
+    restricted = basis.T @ products
+    return (restricted + restricted.T) / 2
 
 
 def cell_spectra(
     points: pd.DataFrame,
     arrays: dict[str, np.ndarray],
     chain: MarkovChain,
-    context: int,
+    settings: RunSettings,
     hessian: HessianSettings,
     progress=None,
-) -> pd.DataFrame:
-    """``point_spectrum`` of every point of a cell (``points``: plateau_points' rows), one row each."""
+) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """``point_spectrum`` of every point of a cell (``points``: plateau_points' rows; ``settings``:
+    the runs' training settings), one row each, and the points' directions as
+    ``seed<seed>/step<step>/<direction>``."""
     from .points import point_parameters
 
-    batches, held_out = (hessian_batches(chain, context, hessian, held_out=part) for part in (False, True))
-    rows = []
+    context = settings.model.context
+    batches = hessian_batches(chain, context, hessian)
+    rates = learning_rates(settings) if hessian.preconditioned else None
+    rows, directions = [], {}
     for point in points.itertuples():
         parameters = point_parameters(arrays, point.seed, point.step)
-        spectrum = point_spectrum(parameters, chain, batches, hessian, hessian.seed + point.step, held_out)
+        optimiser = None
+        if rates is not None:
+            flat = FlatParameters.of(parameters)
+            optimiser = OptimiserView.at(parameters, flat, settings, rates, int(point.step))
+        spectrum, vectors = point_spectrum(
+            parameters,
+            chain,
+            batches,
+            hessian,
+            hessian.seed + point.step,
+            lambda index: _held_out_batch(chain, context, hessian, index),
+            optimiser,
+        )
         fields = {key: value for key, value in point._asdict().items() if key != "Index"}
         rows.append({"p": chain.p, "q": chain.q, **fields, **spectrum})
+        directions.update({f"seed{point.seed}/step{point.step}/{name}": v for name, v in vectors.items()})
         if progress is not None:
             progress(rows[-1])
-    return pd.DataFrame(rows, columns=None if rows else ["p", "q", *points.columns])
+    return pd.DataFrame(rows, columns=None if rows else ["p", "q", *points.columns]), directions

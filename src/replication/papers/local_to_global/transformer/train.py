@@ -85,6 +85,23 @@ def make_schedule(optimizer: torch.optim.Optimizer, settings: RunSettings, steps
     )
 
 
+def optimizer_snapshot(optimizer: torch.optim.Optimizer, model: MarkovTransformer, lr: float) -> dict:
+    """AdamW's state after a step, per parameter ``<name>``: ``exp_avg.<name>`` (m),
+    ``exp_avg_sq.<name>`` (v), and ``adam_step`` (steps taken, for the bias corrections) and
+    ``adam_lr`` (that step's learning rate). Empty for any other optimiser."""
+    if not isinstance(optimizer, torch.optim.AdamW):
+        return {}
+    out, step = {}, 0.0
+    for name, param in model.named_parameters():
+        state = optimizer.state[param]  # empty before the first step: m = v = 0
+        for key in ("exp_avg", "exp_avg_sq"):
+            out[f"{key}.{name}"] = state[key].detach().clone() if key in state else torch.zeros_like(param)
+        step = float(state.get("step", 0.0))
+    out["adam_step"] = torch.as_tensor(step, dtype=torch.float64)
+    out["adam_lr"] = torch.as_tensor(float(0.0 if np.isnan(lr) else lr), dtype=torch.float64)
+    return out
+
+
 def _check_finite(name: str, what: str, losses: torch.Tensor, steps: torch.Tensor) -> None:
     bad = ~torch.isfinite(losses)
     if bool(bad.any()):
@@ -139,9 +156,13 @@ def train(
     name: str = "run",
     progress: bool = True,
     monitor: Monitor | None = None,
+    optimizer_state: bool = False,
 ) -> TrainResult:
     """Train on ``settings.chain`` from ``init`` with every random draw from ``seed``; raise
     NonFiniteLoss naming ``name`` and the step.
+
+    With ``optimizer_state`` every checkpoint also keeps the optimiser's state after that step
+    (``optimizer_snapshot``): what the step after it is preconditioned by.
 
     A ``monitor`` that asks to stop ends the run early: the learning-rate schedule stays that of the
     full run (or its ``horizon``), and the losses end at the last step taken.
@@ -172,7 +193,8 @@ def train(
                     monitor.evaluated(step, x, y, test_loss[step])
             model.train()
         if step in ckpt_steps:
-            snapshots.append(snapshot(model))
+            state = optimizer_snapshot(optimizer, model, lrs[step]) if optimizer_state else {}
+            snapshots.append({**snapshot(model), **state})
 
     evaluate(0)
     _check_finite(name, "test", test_loss[:1], torch.zeros(1, dtype=torch.long))

@@ -68,13 +68,14 @@ rule l2g_plateau_points:
 
 
 rule l2g_plateau_spectrum:
-    """The Hessian at every point of the cell: lowest and largest eigenvalues (Lanczos), their noise
-    over the batches, the bottom eigenvector's blocks, the canonical restriction."""
+    """The Hessian at every point of the cell, and AdamW's preconditioned Hessian: lowest eigenvalues
+    and directions, held-out curvatures and verdicts, the canonical restriction, the optimiser's rates."""
     input:
         points=rules.l2g_plateau_points.output.points,
         parameters=rules.l2g_plateau_points.output.parameters,
     output:
-        f"{L2G_PLATEAU_DIR}/cells/{{cell}}/spectrum.csv",
+        spectrum=f"{L2G_PLATEAU_DIR}/cells/{{cell}}/spectrum.csv",
+        directions=f"{L2G_PLATEAU_DIR}/cells/{{cell}}/directions.npz",
     log:
         "logs/local_to_global/plateau/{cell}_spectrum.log",
     wildcard_constraints:
@@ -83,26 +84,31 @@ rule l2g_plateau_spectrum:
         ENVIRONMENT
     threads: L2G_PLATEAU_TRAINING.threads
     resources:
-        # ~40 CPU-s a point at the default batches, up to ~10 points a cell (docs/plateau.md).
-        mem_mb=3000,
+        # ~130 CPU-s a point at the default batches, three points a cell (docs/plateau.md).
+        mem_mb=4000,
         runtime=60,
     params:
         hessian=rule_param(L2G_PLATEAU.hessian),
-        context=L2G_PLATEAU_TRAINING.model.context,
+        settings=lambda wildcards: rule_param(
+            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, L2GPhaseCell.named(wildcards.cell))
+        ),
     script:
         "../scripts/l2g_plateau_spectrum.py"
 
 
 rule l2g_plateau_tables:
     """Every point with its run's plateau (points.csv), per (cell, point) over seeds (cells.csv), and
-    the saddle law per point (law.csv, fits.csv)."""
+    the escape predicted from AdamW's mode against the measured one: per escaping run (law.csv), per
+    sweep cell and seed (slopes.csv), summarised (fits.csv)."""
     input:
         spectra=plateau_files(L2G_PLATEAU_PHASE, "spectrum.csv"),
         measures=f"{L2G_PLATEAU_PHASE_DIR}/measures.csv",
+        escape=f"{L2G_PLATEAU_DIR}/escape.csv",
     output:
         points=f"{L2G_PLATEAU_DIR}/points.csv",
         cells=f"{L2G_PLATEAU_DIR}/cells.csv",
         law=f"{L2G_PLATEAU_DIR}/law.csv",
+        slopes=f"{L2G_PLATEAU_DIR}/slopes.csv",
         fits=f"{L2G_PLATEAU_DIR}/fits.csv",
     log:
         "logs/local_to_global/plateau_tables.log",
@@ -110,8 +116,10 @@ rule l2g_plateau_tables:
     conda:
         ENVIRONMENT
     params:
-        sigma=L2G_PLATEAU_TRAINING.sigma,
-        significance=L2G_PLATEAU.hessian.significance,
+        # Every cell's runs share the schedule (the phase horizon's); the first cell's stands for all.
+        settings=rule_param(
+            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, plateau_cells(L2G_PLATEAU_PHASE)[0])
+        ),
     script:
         "../scripts/l2g_plateau_tables.py"
 
@@ -133,9 +141,11 @@ rule l2g_plateau_curvature:
 
 
 rule l2g_plateau_law:
-    """Plateau length of every run that escaped a saddle against log(1/sigma) / |lambda_min|, with the fitted law."""
+    """The escape predicted from AdamW's mode against the measured one: per escaping run, and the slope
+    against log(1/sigma) at the sweeps' cells."""
     input:
         law=rules.l2g_plateau_tables.output.law,
+        slopes=rules.l2g_plateau_tables.output.slopes,
         fits=rules.l2g_plateau_tables.output.fits,
     output:
         **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_law.pdf"),
@@ -276,6 +286,7 @@ rule l2g_plateau_claims:
     input:
         points=rules.l2g_plateau_tables.output.points,
         fits=rules.l2g_plateau_tables.output.fits,
+        slopes=rules.l2g_plateau_tables.output.slopes,
         escape=rules.l2g_plateau_escape_table.output[0],
     output:
         L2G_PLATEAU_CLAIMS,
@@ -296,7 +307,9 @@ rule l2g_plateau_findings:
     the escape at the sweeps' cells, in words, from the tables."""
     input:
         cells=rules.l2g_plateau_tables.output.cells,
+        points=rules.l2g_plateau_tables.output.points,
         fits=rules.l2g_plateau_tables.output.fits,
+        slopes=rules.l2g_plateau_tables.output.slopes,
         escape=rules.l2g_plateau_escape_table.output[0],
     output:
         "figures/plateau_findings.md",
@@ -306,7 +319,6 @@ rule l2g_plateau_findings:
     conda:
         ENVIRONMENT
     params:
-        significance=L2G_PLATEAU.hessian.significance,
         batch_factor=L2G_ESCAPE.batch_factor,
     script:
         "../scripts/l2g_plateau_findings.py"

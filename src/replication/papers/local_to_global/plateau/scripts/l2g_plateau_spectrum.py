@@ -5,7 +5,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from replication.compute import prepare_training_job
-from replication.io import log_to, write_csv
+from replication.io import log_to, write_csv, write_npz
 from replication.papers.local_to_global.phase.grid import Cell
 from replication.papers.local_to_global.plateau.spectrum import cell_spectra
 
@@ -20,24 +20,30 @@ bar = tqdm(total=len(points), desc=snakemake.wildcards.cell, mininterval=2.0)
 def progress(row):
     bar.update()
     log.info(
-        "seed %d step %d: lambda_min %.3g (noise %.2g), held-out curvature %.3g (noise %.2g), %d products",
+        "seed %d step %d: %s (lambda_min %.3g, held-out %.3g +- %.2g, tol %.2g), AdamW's mode %s (%s), "
+        "%d held-out batches, %d products",
         row["seed"],
         row["step"],
-        row["lambda_1"],
-        row["noise"],
+        row["verdict"],
+        row["lambda_min"],
         row["curvature"],
         row["curvature_noise"],
+        row["tol"],
+        row.get("mode_verdict", "not measured"),
+        f"{row['mode_curvature']:.3g} +- {row['mode_curvature_noise']:.2g}" if "mode_curvature" in row else "",
+        row["held_out_batches"],
         row["products"],
     )
 
 
-spectra = cell_spectra(
+spectra, directions = cell_spectra(
     points,
     arrays,
     Cell.named(snakemake.wildcards.cell).chain,
-    snakemake.params.context,
+    snakemake.params.settings,
     snakemake.params.hessian,
     progress,
 )
 bar.close()
-write_csv(spectra, snakemake.output[0])
+write_npz(snakemake.output.directions, **directions)
+write_csv(spectra, snakemake.output.spectrum)
