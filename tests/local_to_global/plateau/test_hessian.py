@@ -13,7 +13,9 @@ from replication.papers.local_to_global.plateau.hessian import (
     HessianOperator,
     binary_attention,
     explicit_attention,
-    extreme_eigenpairs,
+    largest_eigenvalue,
+    lowest_eigenpair,
+    restricted_matrix,
     transformer_loss,
 )
 from replication.papers.local_to_global.plateau.spectrum import canonical_basis
@@ -103,13 +105,14 @@ def test_hessian_vector_products_equal_the_full_hessian_and_finite_differences(p
 def test_lanczos_eigenvalues_equal_eigh_of_the_full_hessian(point):
     flat, x, y = point
     operator = HessianOperator(lambda theta: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
-    values, vectors, largest = extreme_eigenpairs(operator, smallest=2, tol=1e-10, seed=0)
+    lowest, bottom = lowest_eigenpair(operator, tol=1e-10, seed=0)
+    largest = largest_eigenvalue(operator, tol=1e-10, seed=0)
     exact, exact_vectors = np.linalg.eigh(full_hessian(flat, x, y))
     assert exact[0] < 0  # a point with negative curvature: the check has a sign to get right
-    assert np.allclose(values, exact[:2], rtol=1e-7, atol=1e-10)
+    assert lowest == pytest.approx(exact[0], rel=1e-7)
     assert largest == pytest.approx(exact[-1], rel=1e-8)
-    assert abs(vectors[:, 0] @ exact_vectors[:, 0]) == pytest.approx(1, abs=1e-6)
-    assert sum(flat.block_weights(vectors[:, 0]).values()) == pytest.approx(1)
+    assert abs(bottom @ exact_vectors[:, 0]) == pytest.approx(1, abs=1e-6)
+    assert sum(flat.block_weights(bottom).values()) == pytest.approx(1)
 
 
 def test_the_canonical_restriction_is_the_projected_full_hessian(point):
@@ -119,7 +122,7 @@ def test_the_canonical_restriction_is_the_projected_full_hessian(point):
     assert np.allclose(basis.T @ basis, np.eye(basis.shape[1]), atol=1e-12)
     operator = HessianOperator(lambda theta: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
     hessian = full_hessian(flat, x, y)
-    assert np.allclose(operator.matrix_on(basis), basis.T @ hessian @ basis, rtol=1e-9, atol=1e-12)
+    assert np.allclose(restricted_matrix(operator, basis), basis.T @ hessian @ basis, rtol=1e-9, atol=1e-12)
 
 
 def test_float32_products_give_the_float64_eigenvalues_to_float32_precision():
@@ -132,34 +135,62 @@ def test_float32_products_give_the_float64_eigenvalues_to_float32_precision():
         flat = FlatParameters.of(parameters, dtype=dtype)
         operator = HessianOperator(lambda theta, flat=flat: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
         assert operator(np.ones(flat.vector.numel())).dtype == np.float64
-        spectra[dtype] = extreme_eigenpairs(operator, smallest=2, tol=1e-8, seed=0)
-    (low64, _, top64), (low32, _, top32) = spectra[torch.float64], spectra[torch.float32]
+        spectra[dtype] = lowest_eigenpair(operator, tol=1e-8, seed=0)[0], largest_eigenvalue(operator, 1e-8, 0)
+    (low64, top64), (low32, top32) = spectra[torch.float64], spectra[torch.float32]
     resolution = float(1e3 * np.finfo(np.float32).eps * abs(top64))
     assert np.allclose(low32, low64, rtol=0, atol=resolution)
     assert top32 == pytest.approx(top64, abs=resolution)
     assert not np.allclose(low32, low64, rtol=0, atol=1e-3 * np.finfo(np.float32).eps * abs(top64))  # float32 it is
 
 
-def test_the_verdict_reads_the_curvature_on_held_out_batches():
+def test_the_verdicts_read_the_curvatures_on_held_out_batches():
     """point_spectrum's lambda_min is eigh's on the fitted batches; its curvature is v^T H_b v of that
-    eigenvector, averaged over the held-out batches, each H_b the full Hessian of one held-out batch;
-    the saddle verdict is that curvature against its standard error, not lambda_min."""
+    eigenvector averaged over the held-out batches, each H_b the full Hessian of one held-out batch;
+    AdamW's mode is eigh's of D^-1/2 H D^-1/2 built from the full Hessian and the state's D; the
+    verdicts are ``verdict.decide`` of those numbers, not of lambda_min."""
     from replication.papers.local_to_global.markov import MarkovChain
-    from replication.papers.local_to_global.plateau.settings import HessianSettings
+    from replication.papers.local_to_global.plateau.adamw import AdamState, OptimiserView
+    from replication.papers.local_to_global.plateau.settings import HeldOutSettings, HessianSettings
     from replication.papers.local_to_global.plateau.spectrum import point_spectrum
+    from replication.papers.local_to_global.plateau.verdict import Evidence, decide
 
     parameters = tiny_parameters(scale=0.7)
     flat = FlatParameters.of(parameters)
     fitted, held_out = [tiny_batch(seed) for seed in (1, 2)], [tiny_batch(seed) for seed in (3, 4, 5)]
     hessian = HessianSettings(
-        batches=2, batch_size=BATCH, seed=0, smallest=1, tol=1e-8, significance=2.0, dtype="float64"
+        batches=2, batch_size=BATCH, seed=0, tol=1e-10, significance=2.0, tolerance=1e-3,
+        held_out=HeldOutSettings(least=3, most=3), preconditioned=True, dtype="float64",
+    )  # fmt: skip
+    size = flat.vector.numel()
+    v = np.random.default_rng(0).uniform(1e-6, 1e-2, size) ** 2
+    decayed = np.arange(size) % 3 > 0
+    state = AdamState(v, step=50, lr=1e-3, beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1, decayed=decayed)
+    rates = np.r_[np.nan, np.full(200, 1e-3)]
+    optimiser = OptimiserView(state, rates, step=50, sigma=0.02)
+    row, directions = point_spectrum(
+        parameters, MarkovChain(0.6, 0.8), fitted, hessian, 0, lambda k: held_out[k], optimiser
     )
-    row = point_spectrum(parameters, MarkovChain(0.6, 0.8), fitted, hessian, 0, held_out)
-    x, y = (torch.cat(parts) for parts in zip(*fitted))
-    values, vectors = np.linalg.eigh(full_hessian(flat, x, y))
-    assert row["lambda_1"] == pytest.approx(values[0], rel=1e-6)
-    curvatures = [vectors[:, 0] @ full_hessian(flat, xb, yb) @ vectors[:, 0] for xb, yb in held_out]
+    per_batch = {id(batch): full_hessian(flat, *batch) for batch in fitted + held_out}  # each batch's once
+    full = np.mean([per_batch[id(batch)] for batch in fitted], axis=0)  # equal batches: the union's Hessian
+    values, vectors = np.linalg.eigh(full)
+    assert row["lambda_min"] == pytest.approx(values[0], rel=1e-6)
+    assert row["lambda_max"] == pytest.approx(values[-1], rel=1e-6)
+    assert row["held_out_batches"] == 3
+    curvatures = [vectors[:, 0] @ per_batch[id(batch)] @ vectors[:, 0] for batch in held_out]
     assert row["curvature"] == pytest.approx(np.mean(curvatures), rel=1e-5)
     assert row["curvature_noise"] == pytest.approx(np.std(curvatures, ddof=1) / np.sqrt(3), rel=1e-5)
-    assert row["curvature"] != pytest.approx(row["lambda_1"], rel=1e-3)  # the two estimates differ
-    assert row["saddle"] == (row["curvature"] < -2.0 * row["curvature_noise"])
+    assert row["curvature"] != pytest.approx(row["lambda_min"], rel=1e-3)  # the two estimates differ
+    fitted_along = [vectors[:, 0] @ per_batch[id(batch)] @ vectors[:, 0] for batch in fitted]
+    evidence = Evidence(values[0], np.std(fitted_along, ddof=1) / np.sqrt(2), np.mean(fitted_along), tuple(curvatures))
+    assert row["verdict"] == decide(evidence, 1e-3 * values[-1], 2.0)
+    scale = 1 / np.sqrt(np.sqrt(v / (1 - 0.95**50)) + 1e-8)
+    preconditioned_values, preconditioned_vectors = np.linalg.eigh(scale[:, None] * full * scale[None, :])
+    assert row["mode_lambda_min"] == pytest.approx(preconditioned_values[0], rel=1e-6)
+    w = preconditioned_vectors[:, 0]
+    modes = [w @ (scale[:, None] * per_batch[id(batch)] * scale[None, :]) @ w for batch in held_out]
+    assert row["mode_curvature"] == pytest.approx(np.mean(modes), rel=1e-5)
+    assert row["mode_decay"] == pytest.approx(0.1 * np.sum(w[decayed] ** 2), rel=1e-6)
+    assert row["mode_rate"] == pytest.approx(-np.mean(modes) - row["mode_decay"], rel=1e-5)
+    assert row["mode_tol"] == pytest.approx(np.log(50) / (150 * 1e-3))
+    direction = directions["mode"]
+    assert abs(direction @ (scale * w) / np.linalg.norm(scale * w)) == pytest.approx(1, abs=1e-6)

@@ -157,11 +157,13 @@ class HessianOperator:
     def linear_operator(self) -> LinearOperator:
         return LinearOperator((self.size, self.size), matvec=self, dtype=np.float64)
 
-    def matrix_on(self, basis: np.ndarray) -> np.ndarray:
-        """basis^T H basis for the columns of ``basis`` (orthonormal), symmetrised."""
-        products = np.stack([self(column) for column in basis.T], axis=1)
-        restricted = basis.T @ products
-        return (restricted + restricted.T) / 2
+
+def restricted_matrix(operator, basis: np.ndarray) -> np.ndarray:
+    """basis^T H basis for the columns of ``basis`` (orthonormal), symmetrised, of any Hessian
+    ``operator`` (a callable giving H v)."""
+    products = np.stack([operator(column) for column in basis.T], axis=1)
+    restricted = basis.T @ products
+    return (restricted + restricted.T) / 2
 
 
 def lowest_eigenpair(operator, tol: float, seed: int) -> tuple[float, np.ndarray]:
@@ -190,5 +192,6 @@ __all__ = [
     "explicit_attention",
     "largest_eigenvalue",
     "lowest_eigenpair",
+    "restricted_matrix",
     "transformer_loss",
 ]

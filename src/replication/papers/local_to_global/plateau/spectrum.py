@@ -24,7 +24,14 @@ from ..markov import MarkovChain
 from ..phase.measures import chain_cross_entropy, unigram_cross_entropy
 from ..transformer.settings import RunSettings
 from .adamw import OptimiserView, PreconditionedOperator, learning_rates
-from .hessian import FlatParameters, HessianOperator, largest_eigenvalue, lowest_eigenpair, transformer_loss
+from .hessian import (
+    FlatParameters,
+    HessianOperator,
+    largest_eigenvalue,
+    lowest_eigenpair,
+    restricted_matrix,
+    transformer_loss,
+)
 from .settings import HessianSettings
 from .verdict import Evidence, decide, sequential_curvature, standard_error
 
@@ -134,7 +141,7 @@ def point_spectrum(
     lowest, bottom = lowest_eigenpair(fitted, hessian.tol, seed)
     largest = largest_eigenvalue(fitted, hessian.tol, seed)
     basis = canonical_basis(flat)
-    restricted, restricted_vectors = np.linalg.eigh(_restricted(fitted, basis))
+    restricted, restricted_vectors = np.linalg.eigh(restricted_matrix(fitted, basis))
     canonical = basis @ restricted_vectors[:, 0]
     tol = hessian.tolerance * largest
     judged = {"": (lowest, bottom, tol), "canonical_": (float(restricted[0]), canonical, tol)}
@@ -197,13 +204,6 @@ def point_spectrum(
         directions["mode"] = direction
     row["products"] = fitted.products
     return row, directions
-
-
-def _restricted(operator: MeanOperator, basis: np.ndarray) -> np.ndarray:
-    """basis^T H basis for the columns of ``basis`` (orthonormal), symmetrised."""
-    products = np.stack([operator(column) for column in basis.T], axis=1)
-    restricted = basis.T @ products
-    return (restricted + restricted.T) / 2
 
 
 def cell_spectra(
