@@ -19,8 +19,10 @@ batch, H_b = H + noise. Two facts make a verdict sound:
 
 The held-out batches are added one at a time (``sequential_curvature``) until the held-out mean of
 every direction measured is decided against its -tol at z standard errors or the cap is reached:
-an easy point costs a few batches. Repeated looks raise the error rate of a fixed-sample test; the
-tests measure the rule's error rates on a Hessian with a known spectrum and sampled noise.
+an easy point costs a few batches. Repeated looks raise the error rate of a fixed-sample test (0.13%
+at z = 3): measured on a Hessian with a known spectrum and sampled noise, a wrong verdict comes at
+most 5% of the time for a lowest eigenvalue on -tol itself and under 1% half a tolerance from it
+(tests/local_to_global/plateau/test_verdict.py).
 """
 
 from __future__ import annotations
