@@ -70,6 +70,12 @@ PAPER = Paper(
             manifest="plateau",
         ),
         Figure(
+            f"{_FIGURES}/plateau_growth.pdf",
+            "The instability seen growing (beyond the paper)",
+            "plateau/report/plateau_growth.rst",
+            manifest="plateau",
+        ),
+        Figure(
             f"{_FIGURES}/plateau_directions.pdf",
             "Where the lowest curvature lies (beyond the paper)",
             "plateau/report/plateau_directions.rst",

@@ -9,11 +9,12 @@ from replication.errors import ConfigError
 
 def check_config(config: dict) -> None:
     """The paper's checks of a validated config (its ``Paper.check_config``): the theory, the schedule,
-    the phase diagram, the escape sweeps' cells."""
+    the phase diagram, the escape sweeps' cells, the plateau's held-out batches and growth runs."""
     check_theory(config)
     check_schedule(config)
     check_phase(config)
     check_escape(config)
+    check_plateau(config)
 
 
 def _chains(node: Any, path: str = ""):
@@ -98,3 +99,32 @@ def check_escape(config: dict) -> None:
                 "p + q = 1, where the standard init has no plateau to escape; allowed: [p, q] with p, q in (0, 1) "
                 "and p + q > 1"
             )
+
+
+def check_plateau(config: dict) -> None:
+    """``plateau.hessian.held_out``: least <= most; ``plateau.growth``: its cells are cells of the phase
+    grid above the line and its seeds the grid's (a growth run reads the grid cell's plateau points)."""
+    section = config.get("local_to_global", {})
+    plateau = section.get("plateau", {})
+    held_out = plateau.get("hessian", {}).get("held_out", {})
+    if {"least", "most"} <= set(held_out) and held_out["least"] > held_out["most"]:
+        raise ConfigError(
+            f"config key 'local_to_global.plateau.hessian.held_out': least {held_out['least']} > most "
+            f"{held_out['most']}; allowed: least <= most"
+        )
+    phase, growth = section.get("phase", {}), plateau.get("growth", {})
+    if not ({"p", "q", "seeds"} <= set(phase) and {"cells", "seeds"} <= set(growth)):
+        return
+    grid = [(p, q) for p in phase["p"] for q in phase["q"] if p + q > 1 + 1e-9]
+    for index, (p, q) in enumerate(growth["cells"]):
+        if not any(abs(p - a) < 1e-9 and abs(q - b) < 1e-9 for a, b in grid):
+            raise ConfigError(
+                f"config key 'local_to_global.plateau.growth.cells.{index}': [{p}, {q}] is not a cell of the phase "
+                f"grid above the line; allowed: {[list(cell) for cell in grid]}"
+            )
+    missing = sorted(set(growth["seeds"]) - set(phase["seeds"]))
+    if missing:
+        raise ConfigError(
+            f"config key 'local_to_global.plateau.growth.seeds': {missing} not among the phase grid's seeds; "
+            f"allowed: {sorted(phase['seeds'])}"
+        )

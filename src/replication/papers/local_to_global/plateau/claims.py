@@ -20,6 +20,7 @@ PAPER = "Local to Global"
 FIGURE = "Curvature at the plateau (beyond the paper)"
 LAW_FIGURE = "The escape predicted from AdamW's step (beyond the paper)"
 ESCAPE_FIGURE = "What decides the escape (beyond the paper)"
+GROWTH_FIGURE = "The instability seen growing (beyond the paper)"
 RESOLVED = 0.9  # the verdicts must be decided at this share of (cell, point, seed)
 
 
@@ -142,9 +143,40 @@ def slope_claims(slopes: pd.DataFrame) -> list[Claim]:
     return rows
 
 
-def plateau_claims(points: pd.DataFrame, hessian: HessianSettings, summary: dict, slopes: pd.DataFrame) -> list[Claim]:
+def growth_claims(rates: pd.DataFrame) -> list[Claim]:
+    """Per growth cell over seeds (``5g``): the projection on AdamW's unstable mode grows at the
+    predicted rate |mu| - wd_v per unit of learning rate, within a factor 1.5, before the loss moves."""
+    rows = []
+    for (p, q), group in rates.groupby(["p", "q"], sort=False):
+        outcomes = (group.factor <= SLOPE_FACTOR).astype(float).where(group.factor.notna())
+        reasons = "; ".join(
+            f"seed {r.seed} fitted {r.fitted_rate:.3g} over {r.checkpoints_fitted} checkpoints, predicted "
+            f"{r.predicted_rate:.3g}"
+            for r in group.itertuples()
+        )
+        rows.append(
+            _told_claim(
+                f"5g ({Cell.keyed(p, q).label})",
+                GROWTH_FIGURE,
+                f"Standard init, (p, q) = ({p:g}, {q:g}): through the plateau, the parameters' projection on the "
+                "unstable mode of AdamW's preconditioned Hessian grows at its predicted rate |mu| - wd_v per unit of "
+                f"learning rate, within a factor {SLOPE_FACTOR:g}, before the loss moves.",
+                f"fitted / predicted rate within a factor {SLOPE_FACTOR:g} (per seed; not checkable where the "
+                "projection never outgrows its noise before the loss moves, or the mode is stable)",
+                outcomes,
+                group.factor,
+                reasons,
+            )
+        )
+    return rows
+
+
+def plateau_claims(
+    points: pd.DataFrame, hessian: HessianSettings, summary: dict, slopes: pd.DataFrame, growth=None
+) -> list[Claim]:
     """``points``: analysis.join_runs' table; ``summary``: analysis.law_summary; ``slopes``:
-    analysis.slope_law. The sweeps' claims: ``escape_claims``."""
+    analysis.slope_law; ``growth``: the growth runs' rates (growth_rates.csv). The sweeps' claims:
+    ``escape_claims``."""
     claims = _cell_claims(points, hessian, "3m", "", "the full model")
     claims += _cell_claims(points, hessian, "3c", "canonical_", "the full loss restricted to the canonical directions")
     claims += [
@@ -153,6 +185,8 @@ def plateau_claims(points: pd.DataFrame, hessian: HessianSettings, summary: dict
     ]
     if "mode_rate" in points:
         claims += [escape_law_claim(summary), *slope_claims(slopes)]
+    if growth is not None:
+        claims += growth_claims(growth)
     return claims
 
 

@@ -86,7 +86,9 @@ def _optimiser_lines(points: pd.DataFrame) -> list[str]:
     ]
 
 
-def findings(cells: pd.DataFrame, points: pd.DataFrame, summary: dict, slopes: pd.DataFrame) -> str:
+def findings(
+    cells: pd.DataFrame, points: pd.DataFrame, summary: dict, slopes: pd.DataFrame, growth: pd.DataFrame | None = None
+) -> str:
     """Markdown: per point, where the plateau is a saddle and where a minimum (full model, canonical
     restriction, AdamW's view), where the negative direction lies; then the escape predicted from
     AdamW's step against the measured one."""
@@ -114,6 +116,18 @@ def findings(cells: pd.DataFrame, points: pd.DataFrame, summary: dict, slopes: p
             f"seed {r.seed} {r.measured_slope:.3g} vs {r.predicted_slope:.3g}" for r in group.itertuples()
         )
         parts.append(f"- Slope against log(1/sigma) at ({p:g}, {q:g}), measured vs predicted: {pairs}.")
+    if growth is not None and len(growth):
+        parts += ["", "## The instability seen growing", ""]
+        for row in growth.itertuples():
+            seen = (
+                f"grows at {row.fitted_rate:.3g} per unit of learning rate over {row.checkpoints_fitted} checkpoints"
+                if pd.notna(row.fitted_rate)
+                else "never outgrows its noise before the loss moves"
+            )
+            parts.append(
+                f"- ({row.p:g}, {row.q:g}) seed {row.seed}: the projection on AdamW's unstable mode {seen}; "
+                f"predicted {row.predicted_rate:.3g}."
+            )
     return "\n".join(parts) + "\n"
 
 

@@ -15,6 +15,7 @@ from replication.claims import cell_holds
 from ..phase.plots import PQGrid
 from .analysis import ESCAPE_FACTOR, SLOPE_FACTOR
 from .escape import cell_tests, escape_or_horizon, median_escape
+from .growth import fitted_rate
 from .hessian import BLOCKS
 
 LABELS = {"": "full model", "canonical_": "canonical directions", "mode_": "AdamW's view (D^-1/2 H D^-1/2)"}
@@ -159,6 +160,66 @@ def escape_law_figure(law: pd.DataFrame, slopes: pd.DataFrame, summary: dict) ->
     return fig, data[["quantity", "p", "q", "seed", "mode_rate", "measured", "predicted", "factor"]]
 
 
+def growth_figure(runs: dict, points: pd.DataFrame, point: int) -> tuple[plt.Figure, pd.DataFrame, pd.DataFrame]:
+    """One panel per growth cell (``runs``: Cell -> growth/<cell>.csv): |projection| of theta_t -
+    theta_point on the unstable mode (and on the loss' bottom eigenvector, and the norm in the
+    canonical directions) against the learning rate spent since the point, log scale, one line style
+    per seed; the predicted growth exp(rate S) through the fitted window's first checkpoint dashed;
+    the test loss on the right axis. Returns the figure, its data and one row of rates per run."""
+    panels = max(len(runs), 1)
+    fig, axes = plt.subplots(1, panels, figsize=(max(4.6 * panels, 6.4), 4.1), squeeze=False)
+    rows, rates = [], []
+    for ax, (cell, frame) in zip(axes[0], runs.items()):
+        loss_axis = ax.twinx()
+        chain = cell.chain
+        for seed, run in frame.groupby("seed"):
+            own = points[np.isclose(points.p, chain.p) & np.isclose(points.q, chain.q) & (points.seed == seed)]
+            own = own[(own.step == point) & (own.kind == "fixed")]
+            predicted = float(own.mode_rate.iloc[0]) if len(own) else np.nan
+            fitted, used = fitted_rate(run)
+            rates.append(
+                {"p": chain.p, "q": chain.q, "seed": int(seed), "predicted_rate": predicted, "fitted_rate": fitted,
+                 "checkpoints_fitted": used, "factor": float(np.exp(abs(np.log(fitted / predicted))))
+                 if fitted > 0 and predicted > 0 else np.nan}
+            )  # fmt: skip
+            run = run[run.step > run.step.min()]
+            ax.plot(run.spent, run.projection_mode.abs(), lw=1, label=f"seed {seed}: mode")
+            ax.plot(run.spent, run.projection_bottom.abs(), lw=0.8, ls=":", label=f"seed {seed}: loss' bottom")
+            ax.plot(run.spent, run.canonical_norm, lw=0.8, ls="-.", label=f"seed {seed}: canonical")
+            loss_axis.plot(run.spent, run.test_loss, color="0.6", lw=0.6)
+            if np.isfinite(predicted) and predicted > 0:
+                start = run.iloc[len(run) // 4]
+                line = start.projection_mode and abs(start.projection_mode) * np.exp(
+                    predicted * (run.spent - start.spent)
+                )
+                visible = line <= 10 * run.projection_mode.abs().max()
+                ax.plot(run.spent[visible], line[visible], color="black", lw=0.8, ls="--", label="predicted rate")
+            rows += [
+                {"p": chain.p, "q": chain.q, "seed": int(seed), **r._asdict()}
+                for r in run.drop(columns=["seed"]).itertuples(index=False)
+            ]
+        ax.set_yscale("log")
+        ax.set_xlabel("learning rate spent since the point, sum of eta_t")
+        ax.set_ylabel("|projection of theta_t - theta_point|")
+        loss_axis.set_ylabel("test loss (grey)")
+        loss_axis.tick_params(labelsize=6)
+        ax.set_title(f"({chain.p:g}, {chain.q:g})", fontsize=8)
+        ax.legend(fontsize=5, loc="upper left")
+    fig.suptitle(
+        f"The instability seen growing from iteration {point}:\n"
+        "projection on AdamW's unstable mode (dashed: the predicted rate)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return (
+        fig,
+        pd.DataFrame(rows),
+        pd.DataFrame(
+            rates, columns=["p", "q", "seed", "predicted_rate", "fitted_rate", "checkpoints_fitted", "factor"]
+        ),
+    )
+
+
 def direction_bars(cells: pd.DataFrame, point: str, count: int = 8) -> tuple[plt.Figure, pd.DataFrame]:
     """The bottom eigenvector's share per parameter block (median over seeds), for up to ``count``
     cells at ``point`` spread over the range of the held-out curvature, with its share in the canonical directions."""
@@ -284,4 +345,4 @@ def _tick(sweep: str, value) -> str:
     return f"{np.log(1 / value):.2f}\n({value:g})" if sweep == "sigma" else f"{value:g}"
 
 
-__all__ = ["curvature_heatmaps", "direction_bars", "escape_figure", "escape_law_figure"]
+__all__ = ["curvature_heatmaps", "direction_bars", "escape_figure", "escape_law_figure", "growth_figure"]

@@ -43,6 +43,20 @@ class HessianSettings:
 
 
 @dataclass(frozen=True)
+class GrowthSettings:
+    """``plateau.growth``: runs through the plateau with dense checkpoints, at a few cells."""
+
+    cells: tuple[tuple[float, float], ...]
+    seeds: tuple[int, ...]
+    every: int
+    after: int
+
+    @property
+    def cell_list(self) -> list[Cell]:
+        return [Cell(MarkovChain(p, q)) for p, q in self.cells]
+
+
+@dataclass(frozen=True)
 class PlateauSettings:
     """``plateau``: points on the standard init's plateau and the Hessian there."""
 
@@ -90,8 +104,15 @@ def value_name(value) -> str:
 
 def plateau_settings(section: Mapping) -> PlateauSettings:
     """The ``plateau`` section of the validated ``local_to_global`` section, typed, without its
-    ``escape`` sweeps (``escape_settings``): changing the sweeps reruns no points or Hessian job."""
-    return from_mapping(PlateauSettings, {key: value for key, value in section["plateau"].items() if key != "escape"})
+    ``escape`` sweeps (``escape_settings``) and ``growth`` runs (``growth_settings``): changing them
+    reruns no points or Hessian job."""
+    own = {key: value for key, value in section["plateau"].items() if key not in ("escape", "growth")}
+    return from_mapping(PlateauSettings, own)
+
+
+def growth_settings(section: Mapping) -> GrowthSettings:
+    """The ``plateau.growth`` section of the validated ``local_to_global`` section, typed."""
+    return from_mapping(GrowthSettings, section["plateau"]["growth"])
 
 
 def escape_settings(section: Mapping) -> EscapeSettings:
@@ -173,6 +194,7 @@ __all__ = [
     "PLATEAU_DIR",
     "SWEEPS",
     "EscapeSettings",
+    "GrowthSettings",
     "HeldOutSettings",
     "HessianSettings",
     "PlateauSettings",
@@ -183,6 +205,7 @@ __all__ = [
     "escape_runtime",
     "escape_settings",
     "from_phase_grid",
+    "growth_settings",
     "plateau_cells",
     "plateau_files",
     "plateau_settings",

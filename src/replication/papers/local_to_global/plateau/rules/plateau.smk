@@ -21,6 +21,7 @@ from replication.papers.local_to_global.plateau.settings import (
     escape_runtime,
     escape_settings,
     from_phase_grid,
+    growth_settings,
     plateau_cells,
     plateau_files,
     plateau_settings,
@@ -35,6 +36,8 @@ L2G_PLATEAU_CELLS = [cell.name for cell in plateau_cells(L2G_PLATEAU_PHASE)]
 L2G_PLATEAU_CLAIMS = register_claims(f"{L2G_PLATEAU_DIR}/claims.csv", manifest=L2G_PLATEAU_MANIFEST)
 L2G_PLATEAU_FIGURES = L2G_PLATEAU_PAPER.figures_dir
 L2G_ESCAPE = escape_settings(config["local_to_global"])
+L2G_GROWTH = growth_settings(config["local_to_global"])
+L2G_GROWTH_CELLS = [cell.name for cell in L2G_GROWTH.cell_list]
 L2G_ESCAPE_CELLS = [cell.name for cell in L2G_ESCAPE.cell_list]
 L2G_ESCAPE_VALUES = {value_name(value) for sweep in L2G_ESCAPE_SWEEPS for value in L2G_ESCAPE.values(sweep)}
 
@@ -173,6 +176,56 @@ rule l2g_plateau_directions:
         "../scripts/l2g_plateau_directions.py"
 
 
+rule l2g_plateau_growth:
+    """One growth cell's runs trained again through the plateau with dense checkpoints, projected on
+    the unstable mode, the bottom eigenvector and the canonical directions at the fixed point."""
+    input:
+        points=rules.l2g_plateau_points.output.points,
+        directions=rules.l2g_plateau_spectrum.output.directions,
+    output:
+        f"{L2G_PLATEAU_DIR}/growth/{{cell}}.csv",
+    log:
+        "logs/local_to_global/plateau/{cell}_growth.log",
+    wildcard_constraints:
+        cell="|".join(L2G_GROWTH_CELLS) or "no-cell",
+    conda:
+        ENVIRONMENT
+    threads: L2G_PLATEAU_TRAINING.threads
+    resources:
+        # A run to at most the horizon per seed at 16-32 ms a step (docs/plateau.md).
+        mem_mb=2000,
+        runtime=60,
+    params:
+        settings=lambda wildcards: rule_param(
+            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, L2GPhaseCell.named(wildcards.cell))
+        ),
+        growth=rule_param(L2G_GROWTH),
+        point=L2G_PLATEAU.points[0],
+    script:
+        "../scripts/l2g_plateau_growth.py"
+
+
+rule l2g_plateau_growth_figure:
+    """The projection on the unstable mode against the learning rate spent, with the predicted
+    growth; the fitted rate against the predicted one per run (growth_rates.csv)."""
+    input:
+        runs=expand(f"{L2G_PLATEAU_DIR}/growth/{{cell}}.csv", cell=L2G_GROWTH_CELLS),
+        points=rules.l2g_plateau_tables.output.points,
+    output:
+        rates=f"{L2G_PLATEAU_DIR}/growth_rates.csv",
+        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_growth.pdf"),
+    log:
+        "logs/local_to_global/plateau_growth_figure.log",
+    localrule: True
+    conda:
+        ENVIRONMENT
+    params:
+        cells=L2G_GROWTH_CELLS,
+        point=L2G_PLATEAU.points[0],
+    script:
+        "../scripts/l2g_plateau_growth_figure.py"
+
+
 rule l2g_plateau_escape_runs:
     """One cell's standard-init runs (every seed of the sweeps) trained as the phase grid trains them,
     with sigma or the batch size set to one value of its sweep, each to its escape: their escape,
@@ -287,6 +340,7 @@ rule l2g_plateau_claims:
         points=rules.l2g_plateau_tables.output.points,
         fits=rules.l2g_plateau_tables.output.fits,
         slopes=rules.l2g_plateau_tables.output.slopes,
+        growth=rules.l2g_plateau_growth_figure.output.rates,
         escape=rules.l2g_plateau_escape_table.output[0],
     output:
         L2G_PLATEAU_CLAIMS,
@@ -310,6 +364,7 @@ rule l2g_plateau_findings:
         points=rules.l2g_plateau_tables.output.points,
         fits=rules.l2g_plateau_tables.output.fits,
         slopes=rules.l2g_plateau_tables.output.slopes,
+        growth=rules.l2g_plateau_growth_figure.output.rates,
         escape=rules.l2g_plateau_escape_table.output[0],
     output:
         "figures/plateau_findings.md",

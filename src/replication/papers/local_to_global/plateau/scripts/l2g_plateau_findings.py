@@ -11,6 +11,7 @@ text = findings(
     pd.read_csv(snakemake.input.points),
     pd.read_csv(snakemake.input.fits).iloc[0].to_dict(),
     pd.read_csv(snakemake.input.slopes),
+    pd.read_csv(snakemake.input.growth),
 )
 text += "\n" + escape_findings(pd.read_csv(snakemake.input.escape), snakemake.params.batch_factor)
 write_text(text, snakemake.output[0])
