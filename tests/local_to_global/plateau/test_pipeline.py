@@ -27,6 +27,7 @@ def test_the_plateau_manifest_lists_its_figures_findings_and_claims(plateau_smok
     assert list(manifest.path) == [
         f"{FIGURES}/plateau_curvature.pdf",
         f"{FIGURES}/plateau_law.pdf",
+        f"{FIGURES}/plateau_growth.pdf",
         f"{FIGURES}/plateau_directions.pdf",
         f"{FIGURES}/plateau_escape.pdf",
         "figures/plateau_findings.md",
