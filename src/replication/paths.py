@@ -46,6 +46,12 @@ def reference_set_dir(settings: dict, project_root: str | os.PathLike) -> Path:
     return Path(project_root) / settings["reference_dir"] / settings["reference_set"]
 
 
+def manifest_reference_set(manifest: str) -> str:
+    """The committed reference set that holds a manifest's figures and claims at the settings they
+    were blessed at: ``config`` for ``figures/all``, the manifest's own name for the others."""
+    return "config" if manifest == "all" else manifest
+
+
 def files_under(folder: str | os.PathLike | None) -> list[str]:
     """Every file below ``folder`` (none when it is unset or absent), sorted."""
     return sorted(str(p) for p in Path(folder).rglob("*") if p.is_file()) if folder else []

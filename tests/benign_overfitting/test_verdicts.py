@@ -80,5 +80,5 @@ def test_the_outline_the_claim_and_the_report_agree_in_every_cell(tmp_path):
     }
     assert sorted(failing_cells["fig4_eq9_ratio_above_one"]) == [(250, 5.0), (500, 10.0)]
     checked = report[report.kind == "checked"]
-    assert f"{int(checked.holds.sum())} of {len(checked)} checked claims pass" in markdown
-    assert markdown.count("**NOT REPRODUCED**") == len(checked) - int(checked.holds.sum())
+    assert f"{int(checked.holds.sum())} of {len(checked)} checked claims hold" in markdown
+    assert markdown.count("| **fails** |") == len(checked) - int(checked.holds.sum())
