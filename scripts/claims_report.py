@@ -3,7 +3,7 @@ marks the failures that hold in the committed report at the papers' settings (ex
 
 from pathlib import Path
 
-from replication.claims_report import claims_markdown, merge_claims, read_paper_report, summary_line
+from replication.claims_report import claims_markdown, merge_claims, read_claims, summary_line
 from replication.io import log_to, write_csv, write_text
 from replication.paths import PROJECT_ROOT
 
@@ -12,9 +12,7 @@ claims = merge_claims(snakemake.input.tables, complete=snakemake.params.complete
 given = snakemake.input.paper_report
 paper_report = [given] if isinstance(given, str) else list(given)
 paper_claims = (
-    read_paper_report(paper_report[0], Path(paper_report[0]).relative_to(PROJECT_ROOT).as_posix())
-    if paper_report
-    else None
+    read_claims(paper_report[0], Path(paper_report[0]).relative_to(PROJECT_ROOT).as_posix()) if paper_report else None
 )
 log.info("%s", summary_line(claims, paper_claims))
 write_csv(claims, snakemake.output.csv)

@@ -144,11 +144,14 @@ def expected_at_smoke(claims: pd.DataFrame, paper_claims: pd.DataFrame | None) -
     return failing & pd.Series([key in at_paper for key in zip(claims.paper, claims.claim_id)], index=claims.index)
 
 
-def read_paper_report(path: str | os.PathLike, shown: str) -> pd.DataFrame:
-    """A committed claims report at the papers' settings (``claims.csv`` of a reference set), the
-    baseline of a smoke report; ``shown``: how the smoke report names it."""
+def read_claims(path: str | os.PathLike, source: str = "") -> pd.DataFrame:
+    """A claims report's CSV (``results/claims.csv``, a reference set's ``claims.csv``) as
+    ``merge_claims`` returns it; ``source`` is how a report that reads it beside another names it
+    (a smoke report names the papers' one by it)."""
     frame = pd.read_csv(path, dtype={"claim_id": str})
-    frame.attrs["source"] = shown
+    frame["holds"] = frame["holds"].map(_holds).astype(bool)
+    frame["n_runs"] = frame["n_runs"].fillna(1).astype(int)
+    frame.attrs["source"] = source
     return frame
 
 

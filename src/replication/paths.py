@@ -46,6 +46,17 @@ def reference_set_dir(settings: dict, project_root: str | os.PathLike) -> Path:
     return Path(project_root) / settings["reference_dir"] / settings["reference_set"]
 
 
+def shown_tree(path: str | os.PathLike) -> str:
+    """How a message names a working folder: "the project root", "the tree variants/smoke" (relative
+    to the root, the same on every machine), or, outside the checkout, its absolute path."""
+    resolved = Path(path).resolve()
+    try:
+        relative = resolved.relative_to(PROJECT_ROOT.resolve())
+    except ValueError:
+        return f"the tree {resolved}"
+    return f"the tree {relative.as_posix()}" if relative.parts else "the project root"
+
+
 def manifest_reference_set(manifest: str) -> str:
     """The committed reference set that holds a manifest's figures and claims at the settings they
     were blessed at: ``config`` for ``figures/all``, the manifest's own name for the others."""
