@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
@@ -34,7 +35,8 @@ LOADED = "new Promise(done => document.readyState === 'complete' ? done() : addE
 
 
 class Chromium:
-    """One browser with one page; ``evaluate`` runs JavaScript there (awaiting a promise)."""
+    """One browser with one page (``open``, ``evaluate``, ``screenshot``); ``states`` loads many pages
+    in tabs of their own."""
 
     def __init__(self, binary: str, width: int = 1280, height: int = 900, timeout_s: float = 30.0):
         self.profile = tempfile.mkdtemp(prefix="chromium-profile-")
@@ -73,17 +75,19 @@ class Chromium:
     def find() -> str | None:
         return next((path for path in map(shutil.which, BINARIES) if path), None)
 
-    def send(self, method: str, params: dict | None = None, session: bool = False) -> dict:
-        """One command; its result (events in between are dropped)."""
+    def send(self, method: str, params: dict | None = None, session: bool | str = False) -> dict:
+        """One command to the browser, to the page (``session=True``) or to the tab of a session id;
+        its result (events in between are dropped)."""
         self._id += 1
         message = {"id": self._id, "method": method, "params": params or {}}
         if session:
-            message["sessionId"] = self.session
+            message["sessionId"] = self.session if session is True else session
         os.write(self._writer, json.dumps(message).encode() + b"\0")
         deadline = time.monotonic() + self.timeout_s
         while True:
             while b"\0" not in self._buffer:
-                if time.monotonic() > deadline:
+                readable, _, _ = select.select([self._reader], [], [], max(0.0, deadline - time.monotonic()))
+                if not readable:
                     raise TimeoutError(f"Chromium did not answer {method} in {self.timeout_s} s")
                 chunk = os.read(self._reader, 1 << 16)
                 if not chunk:
@@ -96,10 +100,10 @@ class Chromium:
                     raise RuntimeError(f"{method}: {reply['error']}")
                 return reply["result"]
 
-    def evaluate(self, expression: str):
+    def evaluate(self, expression: str, session: bool | str = True):
         """The value of a JavaScript expression on the page (a promise is awaited)."""
         result = self.send(
-            "Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}, session=True
+            "Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}, session=session
         )
         if "exceptionDetails" in result:
             raise RuntimeError(f"JavaScript failed: {result['exceptionDetails']}")
@@ -114,6 +118,26 @@ class Chromium:
         while self.evaluate("location.href") != url and time.monotonic() < deadline:
             time.sleep(0.02)  # the old document answers until the new one commits
         self.evaluate(LOADED)
+
+    def states(self, urls: list[str], expression: str, tabs: int = 4) -> dict[str, object]:
+        """``expression``'s value on each page of ``urls`` once loaded, ``tabs`` pages loading at a time."""
+        found = {}
+        for start in range(0, len(urls), tabs):
+            opened = {}
+            for url in urls[start : start + tabs]:
+                target = self.send("Target.createTarget", {"url": url})["targetId"]
+                opened[url] = (
+                    target,
+                    self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"],
+                )
+            for url, (target, session) in opened.items():
+                deadline = time.monotonic() + self.timeout_s
+                while self.evaluate("location.href", session) != url and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                self.evaluate(LOADED, session)
+                found[url] = self.evaluate(expression, session)
+                self.send("Target.closeTarget", {"targetId": target})
+        return found
 
     def screenshot(self, target: Path, height: int | None = None) -> Path:
         """A PNG of the page from its top: the window, or ``height`` pixels of the page."""

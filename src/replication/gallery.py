@@ -64,11 +64,14 @@ def reference_record(reference_set: str) -> dict:
 
 
 def caption_markdown(paper: Paper, figure: Figure) -> str:
-    """The figure's caption without its settings paragraph (a template filled in by the pipeline),
-    reStructuredText literals as Markdown code."""
+    """The figure's caption as Markdown: its settings paragraph ("Settings (...)", all values the
+    pipeline fills in) left out, each remaining value named by its setting (``{{ snakemake.params.smooth }}``
+    -> `smooth`), reStructuredText literals as code."""
     text = paper.caption_path(figure).read_text()
-    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip() and "{{" not in p]
-    return "\n\n".join(re.sub(r"``([^`]+)``", r"`\1`", p).replace("\\|", "|") for p in paragraphs)
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text) if p.strip()]
+    kept = [p for p in paragraphs if not p.startswith("Settings (")]
+    named = [re.sub(r"\{\{\s*(?:snakemake\.params\.)?(?:settings\.)?([\w.]+)[^}]*\}\}", r"`\1`", p) for p in kept]
+    return "\n\n".join(re.sub(r"``([^`]+)``", r"`\1`", p).replace("\\|", "|") for p in named)
 
 
 def _figure_numbers(label: str) -> set[str]:

@@ -63,7 +63,10 @@ def test_assignments_are_typed_and_nested():
         parse_assignments(["a.b"])
 
 
-def test_a_tree_refuses_other_settings_in_one_line(tmp_path):
+def test_a_tree_refuses_other_settings_in_one_line(tmp_path, monkeypatch):
+    from replication import paths
+
+    monkeypatch.setattr(paths, "PROJECT_ROOT", tmp_path.parent)  # the tree lies in the checkout
     config = resolve([SMOKE])
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(config)))
@@ -75,6 +78,18 @@ def test_a_tree_refuses_other_settings_in_one_line(tmp_path):
         check_tree(changed, tmp_path)
     message = str(error.value)
     assert "\n" not in message and f"{FIG4_P} (0.5 -> 0.6)" in message and f"SET='{FIG4_P}=0.6'" in message
+    # Named by its place in the checkout, the same on every machine.
+    assert message.startswith(f"the tree {tmp_path.name} holds") and str(tmp_path.parent) not in message
+
+
+def test_messages_name_trees_by_their_place_in_the_checkout(tmp_path, monkeypatch):
+    from replication import paths
+
+    monkeypatch.setattr(paths, "PROJECT_ROOT", tmp_path)
+    (tmp_path / "variants" / "smoke").mkdir(parents=True)
+    assert paths.shown_tree(tmp_path / "variants" / "smoke") == "the tree variants/smoke"
+    assert paths.shown_tree(tmp_path) == "the project root"
+    assert paths.shown_tree(tmp_path.parent / "elsewhere") == f"the tree {tmp_path.parent / 'elsewhere'}"
 
 
 @pytest.mark.pipeline
