@@ -20,7 +20,6 @@ from ..io import write_csv, write_text
 from ..paths import PROJECT_ROOT
 from .claim_changes import compare_claims
 from .figure_changes import compare_figures, verdicts_between_trees
-from .seeds import BEYOND
 from .trees import Tree, locate
 
 
@@ -66,20 +65,10 @@ def compare_trees(a: Tree, b: Tree, out_dir: str | os.PathLike, settings: dict, 
 
 
 def summary_line(a: str, b: str, tables: dict) -> str:
-    """What ``make compare`` prints: settings, claims and figures that changed, and how many of the
-    changes are beyond the seed spread of both trees."""
-    verdicts, claims = tables["verdicts"], tables["claims"]
-    moved = verdicts[verdicts.status == "moved"]
-    beyond_claims = int((claims.seed_noise == BEYOND).sum())
-    beyond_figures = moved[moved.seed_noise == BEYOND]
-    return (
-        f"{b} against {a}: {len(tables['settings'])} settings differ, "
-        f"{len(claims)} claims changed verdict ({beyond_claims} beyond seed spread), "
-        f"{len(moved)} of {len(verdicts)} figures moved beyond numerical noise"
-        + (f" ({', '.join(moved.key)})" if len(moved) else "")
-        + f", {len(beyond_figures)} of them beyond seed spread"
-        + (f" ({', '.join(beyond_figures.key)})" if len(beyond_figures) else "")
-    )
+    """What ``make compare`` prints and its report opens with (``report.compare_headline``)."""
+    from .report import compare_headline
+
+    return compare_headline(a, b, tables)
 
 
 def envelope_set(settings: dict) -> Path | None:
