@@ -46,15 +46,21 @@ def reference_set_dir(settings: dict, project_root: str | os.PathLike) -> Path:
     return Path(project_root) / settings["reference_dir"] / settings["reference_set"]
 
 
-def shown_tree(path: str | os.PathLike) -> str:
-    """How a message names a working folder: "the project root", "the tree variants/smoke" (relative
-    to the root, the same on every machine), or, outside the checkout, its absolute path."""
+def shown_path(path: str | os.PathLike) -> str:
+    """How a message names a path: relative to the project root where it lies inside the checkout
+    (the same on every machine; "." for the root itself), else absolute."""
     resolved = Path(path).resolve()
     try:
-        relative = resolved.relative_to(PROJECT_ROOT.resolve())
+        return resolved.relative_to(PROJECT_ROOT.resolve()).as_posix()
     except ValueError:
-        return f"the tree {resolved}"
-    return f"the tree {relative.as_posix()}" if relative.parts else "the project root"
+        return str(resolved)
+
+
+def shown_tree(path: str | os.PathLike) -> str:
+    """How a message names a working folder: "the project root", "the tree variants/smoke", or,
+    outside the checkout, "the tree <absolute path>"."""
+    shown = shown_path(path)
+    return "the project root" if shown == "." else f"the tree {shown}"
 
 
 def manifest_reference_set(manifest: str) -> str:

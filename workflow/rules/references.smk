@@ -2,7 +2,7 @@
 # Inputs come from the registries through functions, so figures registered by rule files
 # included after this one are covered too.
 from replication.perturbation import active as perturbation_from_environment
-from replication.paths import files_under, manifest_reference_set, reference_set_dir
+from replication.paths import files_under, manifest_reference_set, reference_set_dir, shown_path
 
 perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops the run before any job
 
@@ -97,7 +97,8 @@ rule figures_diff:
 
 
 rule figures_diff_check:
-    """Fails, naming the figures, when any exceeds tolerance; the report of figures_diff stays."""
+    """Fails, naming the figures, when any exceeds tolerance; the report of figures_diff stays, and
+    the verdict in one line beside it (figures/diff/verdict.txt, printed by `make diff`)."""
     input:
         rules.figures_diff.output.summary,
     output:
@@ -107,5 +108,7 @@ rule figures_diff_check:
     localrule: True
     conda:
         ENVIRONMENT
+    params:
+        reference=lambda wildcards: shown_path(REFERENCE_SET),
     script:
         "../../scripts/figures_diff_check.py"
