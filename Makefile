@@ -143,7 +143,7 @@ rulegraph: env
 diff: env
 	@start=$$(date +%s); status=0; \
 	$(PIPELINE) figures/diff/passed --cores $(CORES) --configfile $(abspath $(CONFIG)) || status=$$?; \
-	$(BIN)/python -m replication.diff.against_reference $(WORKDIR)/figures/diff --since $$start --status $$status
+	$(BIN)/python -m replication.diff.verdict $(WORKDIR)/figures/diff --since $$start --status $$status
 
 # The committed references change only here, on purpose: both sets from fresh pipeline runs, each
 # with the envelope of an ensemble of perturbed reruns (members in scratch folders; cost printed).

@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from replication.diff import verdicts_against_reference
-from replication.diff.against_reference import VERDICT_FILE, verdict_line
+from replication.diff.verdict import VERDICT_FILE, verdict_line
 from replication.io import log_to, write_text
+from replication.paths import shown_path
 
 log = log_to(snakemake.log[0])
 summary = verdicts_against_reference(pd.read_csv(snakemake.input[0]))
@@ -16,7 +17,7 @@ failed = summary[~summary.passed]
 report = Path(snakemake.input[0]).with_name("report.html")
 for row in failed.itertuples():
     log.error("%s: %s: %s", row.status, row.key, row.message)
-verdict = verdict_line(summary, snakemake.params.reference, str(report))
+verdict = verdict_line(summary, snakemake.params.reference, shown_path(report))
 write_text(verdict + "\n", report.with_name(VERDICT_FILE))
 log.info("%s", verdict)
 if len(failed):

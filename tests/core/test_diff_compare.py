@@ -391,7 +391,7 @@ def test_a_diff_of_nothing_but_missing_figures_has_numeric_columns(tmp_path, mon
 def test_make_diff_prints_its_verdict_after_the_run(tmp_path, capsys):
     """One line naming the figures that differ and by how much; printed after the run only when the
     check wrote it during the run, or the run succeeded (the check is then up to date)."""
-    from replication.diff.against_reference import VERDICT_FILE, print_verdict, verdict_line
+    from replication.diff.verdict import VERDICT_FILE, main, verdict_line
 
     verdicts = pd.DataFrame(
         {
@@ -411,10 +411,12 @@ def test_make_diff_prints_its_verdict_after_the_run(tmp_path, capsys):
     assert passing == "make diff: all 1 figures within tolerance of figures/reference/smoke; report: r.html"
     (tmp_path / VERDICT_FILE).write_text(line + "\n")
     written = (tmp_path / VERDICT_FILE).stat().st_mtime
-    assert print_verdict(tmp_path, written - 1, 2) == 2  # the check failed in this run
-    assert print_verdict(tmp_path, written + 60, 0) == 0  # nothing to redo: the last verdict stands
+    assert main([str(tmp_path), "--since", str(written - 1), "--status", "2"]) == 2  # the check failed in this run
+    assert (
+        main([str(tmp_path), "--since", str(written + 60), "--status", "0"]) == 0
+    )  # nothing to redo: the last verdict stands
     assert capsys.readouterr().out == f"{line}\n{line}\n"
-    assert print_verdict(tmp_path, written + 60, 1) == 1  # the run stopped before its check
-    assert print_verdict(tmp_path / "never", 0, 1) == 1
+    assert main([str(tmp_path), "--since", str(written + 60), "--status", "1"]) == 1  # the run stopped before its check
+    assert main([str(tmp_path / "never"), "--since", "0", "--status", "1"]) == 1
     stopped = "make diff: no verdict: the run stopped before the comparison (its error is above)\n"
     assert capsys.readouterr().out == stopped * 2

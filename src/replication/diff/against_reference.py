@@ -249,35 +249,6 @@ def verdicts_against_reference(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["key", "paper", "figure", "status", "passed", "margin", "worst", "message"])
 
 
-VERDICT_FILE = "verdict.txt"  # beside the report: the line `make diff` prints
-
-
-def verdict_line(verdicts: pd.DataFrame, reference: str, report: str) -> str:
-    """``make diff``'s verdict in one line: how many figures differ from the reference set, which,
-    by how much, and where the report is."""
-    failed = verdicts[~verdicts.passed]
-    if failed.empty:
-        return f"make diff: all {len(verdicts)} figures within tolerance of {reference}; report: {report}"
-    named = ", ".join(
-        f"{row.key} ({row.status}" + (f", {row.worst} at {row.margin:.3g} x tolerance)" if row.worst else ")")
-        for row in failed.itertuples()
-    )
-    return f"make diff: {len(failed)} of {len(verdicts)} figures differ from {reference}: {named}; report: {report}"
-
-
-def print_verdict(diff_dir: str | os.PathLike, since: float, status: int) -> int:
-    """What ``make diff`` prints after its run: the verdict its check wrote, when it belongs to this
-    run (written during it, or the run succeeded: the check is up to date); else that the run stopped
-    before the comparison. Returns ``status``, the run's exit status."""
-    verdict = Path(diff_dir) / VERDICT_FILE
-    current = verdict.is_file() and (status == 0 or verdict.stat().st_mtime >= since)
-    if current:
-        print(verdict.read_text().strip())
-    else:
-        print("make diff: no verdict: the run stopped before the comparison (its error is above)")
-    return status
-
-
 def _external_panels(records: dict, external_dir: str | os.PathLike, images: Path) -> list[dict]:
     """Ours | the external image(s), one panel per figure that has any; no pass or fail."""
     panels = []
@@ -291,15 +262,3 @@ def _external_panels(records: dict, external_dir: str | os.PathLike, images: Pat
         save_png(side_by_side([ours] + [read_rgb(m) for m in matches], height=ours.shape[0]), target)
         panels.append({"key": key, "record": record, "image": target, "sources": matches})
     return panels
-
-
-if __name__ == "__main__":
-    import argparse
-    import sys
-
-    parser = argparse.ArgumentParser(description="Print make diff's verdict after its run.")
-    parser.add_argument("diff_dir", help="the tree's figures/diff")
-    parser.add_argument("--since", type=float, required=True, help="when the run started (seconds since the epoch)")
-    parser.add_argument("--status", type=int, required=True, help="the run's exit status")
-    arguments = parser.parse_args()
-    sys.exit(print_verdict(arguments.diff_dir, arguments.since, arguments.status))
