@@ -1,12 +1,12 @@
 """`make diff` on the smoke pipeline: regenerated figures match figures/reference/smoke, on this
 machine and under perturbed numerics (another machine), and a small scientific change fails."""
 
-import pytest
 import os
 import shutil
 import subprocess
 
 import pandas as pd
+import pytest
 
 from helpers import ROOT, SNAKEMAKE_TIMEOUT_S, run_snakemake
 from replication.diff import verdicts_against_reference
