@@ -2,7 +2,7 @@
 # Inputs come from the registries through functions, so figures registered by rule files
 # included after this one are covered too.
 from replication.perturbation import active as perturbation_from_environment
-from replication.paths import files_under, manifest_reference_set, reference_set_dir, shown_path
+from replication.paths import files_under, reference_set_dir, shown_path
 
 perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops the run before any job
 
@@ -10,13 +10,6 @@ CLAIMS_REPORT = "figures/claims.md"
 # The other manifests' claims reports: only the rows of their own tables (no spec catalogue).
 OTHER_MANIFESTS = [manifest for manifest in MANIFESTS if manifest != "all"]
 REFERENCE_SET = reference_set_dir(config["diff"], PROJECT_ROOT)
-
-
-def paper_report(manifest):
-    """A smoke tree's claims report is read beside the committed report of the same manifest at the
-    papers' settings: the failures that hold there are expected at smoke settings."""
-    path = PROJECT_ROOT / "figures" / "reference" / manifest_reference_set(manifest) / "claims.csv"
-    return [str(path)] if SETTINGS_RECORD.get("over") == "smoke" and path.is_file() else []
 
 
 rule claims_report:
