@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import write_csv, write_text
-from ..paths import PROJECT_ROOT
+from ..paths import PROJECT_ROOT, shown_path
 from .claim_changes import compare_claims
 from .figure_changes import compare_figures, verdicts_between_trees
 from .trees import Tree, locate
@@ -55,7 +55,7 @@ def compare_trees(a: Tree, b: Tree, out_dir: str | os.PathLike, settings: dict, 
         "a": a,
         "b": b,
         "k": float(settings["envelope_factor"]),
-        "envelope_dir": str(envelope_dir or "none (floors only)"),
+        "envelope_dir": shown_path(envelope_dir) if envelope_dir else "none (floors only)",
         "panels": panels,
         **tables,
     }
