@@ -138,9 +138,12 @@ rulegraph: env
 	mv rulegraph.md.tmp rulegraph.md
 
 # Every figure against figures/reference/<set> (CONFIG=config/smoke.yaml compares the smoke set).
-# Exits non-zero when one exceeds tolerance; figures/diff/report.html stays to be read.
+# Exits non-zero when one exceeds tolerance; figures/diff/report.html stays to be read. Its last line
+# is the verdict (figures/diff/verdict.txt), or says that the run stopped before the comparison.
 diff: env
-	$(PIPELINE) figures/diff/passed --cores $(CORES) --configfile $(abspath $(CONFIG))
+	@start=$$(date +%s); status=0; \
+	$(PIPELINE) figures/diff/passed --cores $(CORES) --configfile $(abspath $(CONFIG)) || status=$$?; \
+	$(BIN)/python -m replication.diff.verdict $(WORKDIR)/figures/diff --since $$start --status $$status
 
 # The committed references change only here, on purpose: both sets from fresh pipeline runs, each
 # with the envelope of an ensemble of perturbed reruns (members in scratch folders; cost printed).

@@ -46,6 +46,29 @@ def reference_set_dir(settings: dict, project_root: str | os.PathLike) -> Path:
     return Path(project_root) / settings["reference_dir"] / settings["reference_set"]
 
 
+def shown_path(path: str | os.PathLike) -> str:
+    """How a message names a path: relative to the project root where it lies inside the checkout
+    (the same on every machine; "." for the root itself), else absolute."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(PROJECT_ROOT.resolve()).as_posix()
+    except ValueError:
+        return str(resolved)
+
+
+def shown_tree(path: str | os.PathLike) -> str:
+    """How a message names a working folder: "the project root", "the tree variants/smoke", or,
+    outside the checkout, "the tree <absolute path>"."""
+    shown = shown_path(path)
+    return "the project root" if shown == "." else f"the tree {shown}"
+
+
+def manifest_reference_set(manifest: str) -> str:
+    """The committed reference set that holds a manifest's figures and claims at the settings they
+    were blessed at: ``config`` for ``figures/all``, the manifest's own name for the others."""
+    return "config" if manifest == "all" else manifest
+
+
 def files_under(folder: str | os.PathLike | None) -> list[str]:
     """Every file below ``folder`` (none when it is unset or absent), sorted."""
     return sorted(str(p) for p in Path(folder).rglob("*") if p.is_file()) if folder else []

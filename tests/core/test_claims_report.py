@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import squeeze_markdown
+from helpers import markdown_cells, squeeze_markdown
 from replication.claims import CLAIM_COLUMNS, Claim, documentation, not_checkable, over_runs, write_claims
 from replication.claims_report import (
     claims_markdown,
@@ -105,11 +105,14 @@ def test_markdown_shows_every_row_with_its_verdict(tables):
     text = squeeze_markdown(claims_markdown(merged))
     rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| claim")]
     assert len(rows) == len(merged)
-    assert sum("| PASS |" in r for r in rows) == merged.holds.sum() == 3
-    assert sum("**NOT REPRODUCED**" in r for r in rows) == len(merged) - 3
-    assert f"3 of {len(merged)} checked claims pass" in text
+    assert sum("| holds |" in r for r in rows) == merged.holds.sum() == 3
+    assert sum("| **fails** |" in r for r in rows) == len(merged) - 3
+    assert sum(line.startswith("- **") for line in text.splitlines()) == len(merged)  # every reason, in words
+    assert f"3 of {len(merged)} checked claims hold" in text
     assert "## Local to Global" in text and "## Benign overfitting" in text
-    assert "\\|\\|mu\\|\\|" in text  # table cells keep their pipes escaped
+    piped = [line for line in rows if "|loss" in line.replace("\\|", "|")]
+    assert piped and all("\\|loss" in line for line in piped)  # table cells keep their pipes escaped
+    assert "||mu||" in text  # the statements, in words, keep them as they are
 
 
 def test_catalogue_follows_the_spec_lists():
@@ -137,7 +140,7 @@ def test_only_checked_claims_count(tmp_path):
     line = summary_line(merged)
     # 1 checked row holds; the spec claims no table reports (L2G-2, 4, ...) are checked and fail.
     checked = merged[merged.kind == "checked"]
-    assert line.startswith(f"1 of {len(checked)} checked claims pass")
+    assert line.startswith(f"1 of {len(checked)} checked claims hold")
     assert "1 documentation rows" in line and "1 sentences that are not checkable" in line
     text = squeeze_markdown(claims_markdown(merged))
     assert "| documentation |" in text and "| not checkable |" in text
@@ -229,9 +232,10 @@ def test_holds_in_is_shown_only_for_measured_checked_claims(tmp_path):
         tmp_path / "t.csv",
     )  # fmt: skip
     text = squeeze_markdown(claims_markdown(merge_claims([tmp_path / "t.csv"])))
-    cells = {line.split(" | ")[0].strip("| "): line.split(" | ")[7] for line in text.splitlines() if "| L2G-" in line}
-    assert cells["L2G-1"] == "0.75 [0.19, 0.99]"  # Clopper-Pearson 95% for 3 of 4
-    assert cells["L2G-2"] == "0.00"  # one run: its outcome, no interval
+    rows = [markdown_cells(line) for line in text.splitlines() if line.startswith("| L2G-")]
+    cells = {row[0]: row[5] for row in rows}
+    assert cells["L2G-1"] == "3/4 [0.19, 0.99]"  # Clopper-Pearson 95% for 3 of 4
+    assert cells["L2G-2"] == ""  # one run: its verdict says it all
     assert cells["L2G-3"] == ""  # documentation: never a fraction of runs
     assert cells["L2G-4"] == ""  # not reported: no runs, no fraction
 
@@ -295,7 +299,7 @@ def test_over_runs_of_no_runs_and_of_truth_values():
 
 
 def test_a_partial_report_has_only_its_tables_rows(tables):
-    """A manifest's own report (e.g. figures/phase): no NOT REPRODUCED rows for spec claims it does not address."""
+    """A manifest's own report (e.g. figures/phase): no failing rows for spec claims it does not address."""
     merged = merge_claims(tables, complete=False)
     assert "no claims table reports it" not in set(merged.reason)
     assert len(merged) == len(merge_claims(tables)) - (len(SPEC_CLAIMS) - 3)  # L2G-1, L2G-2 and BO-fig4 reported

@@ -386,3 +386,37 @@ def test_a_diff_of_nothing_but_missing_figures_has_numeric_columns(tmp_path, mon
     for column in ("deviation", "tolerance", "margin"):
         assert summary[column].dtype == float and summary[column].isna().all(), column
     assert "2 figures, 0 pass, 2 fail" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_make_diff_prints_its_verdict_after_the_run(tmp_path, capsys):
+    """One line naming the figures that differ and by how much; printed after the run only when the
+    check wrote it during the run, or the run succeeded (the check is then up to date)."""
+    from replication.diff.verdict import VERDICT_FILE, main, verdict_line
+
+    verdicts = pd.DataFrame(
+        {
+            "key": ["p/a", "p/b", "p/c"],
+            "status": ["pass", "fail", "missing figure"],
+            "passed": [True, False, False],
+            "margin": [0.5, 3.25, np.nan],
+            "worst": ["image rms", "loss", ""],
+        }
+    )
+    line = verdict_line(verdicts, "figures/reference/smoke", "figures/diff/report.html")
+    assert line == (
+        "make diff: 2 of 3 figures differ from figures/reference/smoke: p/b (fail, loss at 3.25 x tolerance), "
+        "p/c (missing figure); report: figures/diff/report.html"
+    )
+    passing = verdict_line(verdicts[verdicts.passed], "figures/reference/smoke", "r.html")
+    assert passing == "make diff: all 1 figures within tolerance of figures/reference/smoke; report: r.html"
+    (tmp_path / VERDICT_FILE).write_text(line + "\n")
+    written = (tmp_path / VERDICT_FILE).stat().st_mtime
+    assert main([str(tmp_path), "--since", str(written - 1), "--status", "2"]) == 2  # the check failed in this run
+    assert (
+        main([str(tmp_path), "--since", str(written + 60), "--status", "0"]) == 0
+    )  # nothing to redo: the last verdict stands
+    assert capsys.readouterr().out == f"{line}\n{line}\n"
+    assert main([str(tmp_path), "--since", str(written + 60), "--status", "1"]) == 1  # the run stopped before its check
+    assert main([str(tmp_path / "never"), "--since", "0", "--status", "1"]) == 1
+    stopped = "make diff: no verdict: the run stopped before the comparison (its error is above)\n"
+    assert capsys.readouterr().out == stopped * 2

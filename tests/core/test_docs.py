@@ -175,3 +175,54 @@ def test_paths_the_pages_name_exist():
     missing = {page.relative_to(ROOT).as_posix(): missing_paths(page.read_text()) for page in pages}
     assert {page: paths for page, paths in missing.items() if paths} == {}
     assert missing_paths("see `tests/test_gone.py` and `tests/core/`") == ["tests/test_gone.py"]
+
+
+# --- No folder of the machine a page was written on ----------------------------------------------
+
+# Absolute paths under the folders where checkouts and user files live (a system path such as
+# /usr/bin/time or a scratch folder in /tmp is the same on every machine); and the checkout itself.
+MACHINE_PATH = re.compile(
+    r"(?<![\w.~/-])(?:/(?:home|Users|work|workspace|root|mnt|scratch|data|srv)/[\w.+=-]+|[A-Za-z]:\\+Users\\+)"
+)
+SNIPPET = re.compile(r'^--8<-- "([^"]+)"$', flags=re.M)
+
+
+def machine_paths(text: str) -> list[str]:
+    """The absolute paths of a machine's own folders that ``text`` names."""
+    found = MACHINE_PATH.findall(text)
+    return found + ([str(ROOT)] if str(ROOT) in text else [])
+
+
+def documentation_texts() -> dict[str, str]:
+    """What the site shows, by source: the README, every page, the files pages include and what the
+    build generates (the gallery, the claims reports the pages ask for)."""
+    hooks = load_hooks()
+    texts = {"README.md": (ROOT / "README.md").read_text()}
+    for page in sorted(DOCS.rglob("*.md")):
+        text = page.read_text()
+        texts[page.relative_to(ROOT).as_posix()] = hooks.on_page_markdown(text, None, None, None)
+        texts |= {included: (ROOT / included).read_text() for included in SNIPPET.findall(text)}
+    texts["gallery.md (generated)"] = hooks.gallery.gallery_markdown(hooks.REPORT_PAGES)
+    return texts
+
+
+def load_hooks():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_page_names_a_folder_of_the_machine_it_was_written_on():
+    texts = documentation_texts()
+    assert "docs/explore.md" in texts and "figures/reference/plateau/plateau_findings.md" in texts
+    assert {source: machine_paths(text) for source, text in texts.items() if machine_paths(text)} == {}
+
+
+def test_machine_path_check_sees_one():
+    assert machine_paths("Invalid config: the tree /work/wt/variants/smoke holds") == ["/work/wt"]
+    assert machine_paths("at /home/ana/replication and C:\\Users\\ana") == ["/home/ana", "C:\\Users\\"]
+    assert str(ROOT) in machine_paths(f"cd {ROOT}")  # the checkout, wherever it lies
+    assert machine_paths("/usr/bin/time -v, WORKDIR=/tmp/run, `/opt/wheels`, variants/smoke") == []

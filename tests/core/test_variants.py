@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from PIL import Image
 
 from helpers import ROOT, run_snakemake
 from replication.diff.images import padded
@@ -63,7 +64,10 @@ def test_assignments_are_typed_and_nested():
         parse_assignments(["a.b"])
 
 
-def test_a_tree_refuses_other_settings_in_one_line(tmp_path):
+def test_a_tree_refuses_other_settings_in_one_line(tmp_path, monkeypatch):
+    from replication import paths
+
+    monkeypatch.setattr(paths, "PROJECT_ROOT", tmp_path.parent)  # the tree lies in the checkout
     config = resolve([SMOKE])
     (tmp_path / "figures").mkdir()
     (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(config)))
@@ -75,6 +79,18 @@ def test_a_tree_refuses_other_settings_in_one_line(tmp_path):
         check_tree(changed, tmp_path)
     message = str(error.value)
     assert "\n" not in message and f"{FIG4_P} (0.5 -> 0.6)" in message and f"SET='{FIG4_P}=0.6'" in message
+    # Named by its place in the checkout, the same on every machine.
+    assert message.startswith(f"the tree {tmp_path.name} holds") and str(tmp_path.parent) not in message
+
+
+def test_messages_name_trees_by_their_place_in_the_checkout(tmp_path, monkeypatch):
+    from replication import paths
+
+    monkeypatch.setattr(paths, "PROJECT_ROOT", tmp_path)
+    (tmp_path / "variants" / "smoke").mkdir(parents=True)
+    assert paths.shown_tree(tmp_path / "variants" / "smoke") == "the tree variants/smoke"
+    assert paths.shown_tree(tmp_path) == "the project root"
+    assert paths.shown_tree(tmp_path.parent / "elsewhere") == f"the tree {tmp_path.parent / 'elsewhere'}"
 
 
 @pytest.mark.pipeline
@@ -436,7 +452,7 @@ def test_a_verdict_change_inside_one_sides_seed_range_is_within_seed_spread():
 
 
 def test_make_compare_shows_the_seed_spread_of_claims_and_figures(tmp_path, capsys):
-    from replication.diff.seeds import BEYOND, WITHIN
+    from replication.diff.seeds import BEYOND, NO_SEEDS, WITHIN
     from replication.diff.tree_comparison import main
 
     reference = ROOT / "figures/reference/smoke"
@@ -453,6 +469,10 @@ def test_make_compare_shows_the_seed_spread_of_claims_and_figures(tmp_path, caps
     long = pd.read_csv(b / "figures/local_to_global/fig4_long.csv")
     long[["train_loss", "test_loss", "test_loss_smoothed"]] += 1.0
     long.to_csv(b / "figures/local_to_global/fig4_long.csv", index=False)
+    # fig1 (a landscape, no seeds): a block of its image blacked out.
+    fig1 = np.asarray(Image.open(b / "figures/local_to_global/fig1.png").convert("RGB")).copy()
+    fig1[100:160, 100:220] = 0
+    Image.fromarray(fig1).save(b / "figures/local_to_global/fig1.png")
     assert main(["a", "b", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 0
     line = capsys.readouterr().out
     assert "1 claims changed verdict (0 beyond seed spread)" in line
@@ -465,7 +485,24 @@ def test_make_compare_shows_the_seed_spread_of_claims_and_figures(tmp_path, caps
     assert verdicts.loc["local_to_global/fig4", "status"] == "moved"
     assert verdicts.loc["local_to_global/fig4", "seed_noise"] == WITHIN
     assert verdicts.loc["local_to_global/fig4_long", "seed_noise"] == BEYOND
-    assert "beyond seed spread" in (tmp_path / "out" / "report.md").read_text()
+    assert verdicts.loc["local_to_global/fig1", "seed_noise"] == NO_SEEDS  # every moved figure says it
+    assert set(verdicts[verdicts.status == "moved"].index) == {
+        f"local_to_global/{k}" for k in ("fig1", "fig4", "fig4_long")
+    }
+    # The report opens with the terminal's line; identical figures are listed apart from the moved ones.
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert report.split("\n")[2].startswith(f"**{line.split('; report:')[0]}.**")
+    moved_table, identical = report.split("## Figures that moved")[1], report.split("## Identical figures")[1]
+    assert "local_to_global/fig4_long" in moved_table.split("##")[0]
+    assert "local_to_global/fig2" not in moved_table.split("##")[0] and "`local_to_global/fig2`" in identical
+    assert "local_to_global/fig4" not in identical
+    # The difference a person reads: A | B, and B faded with what differs in red, around the block only.
+    difference = np.asarray(Image.open(tmp_path / "out/images/local_to_global/fig1-diff.png").convert("RGB"))
+    red = (difference[..., 0] > 200) & (difference[..., 1] < 60) & (difference[..., 2] < 60)
+    rows, columns = np.nonzero(red)
+    assert red.sum() > 60 * 120 * 0.5 and rows.min() >= 95 and rows.max() <= 165 and columns.max() <= 225
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "images/local_to_global/fig1-diff.png" in page and "% of the pixels" in page
 
 
 def test_paper_names_the_paper_settings_only(tmp_path, capsys):

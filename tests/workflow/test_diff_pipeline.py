@@ -1,12 +1,12 @@
 """`make diff` on the smoke pipeline: regenerated figures match figures/reference/smoke, on this
 machine and under perturbed numerics (another machine), and a small scientific change fails."""
 
-import pytest
 import os
 import shutil
 import subprocess
 
 import pandas as pd
+import pytest
 
 from helpers import ROOT, SNAKEMAKE_TIMEOUT_S, run_snakemake
 from replication.diff import verdicts_against_reference
@@ -53,7 +53,10 @@ def test_failure_exits_non_zero_and_the_report_stays(smoke_run, tmp_path):
         smoke_run, *SMOKE, "figures/diff/passed", "--config", f"diff={{reference_dir: {references}}}", check=False
     )
     assert result.returncode != 0
-    assert "figures differ from the references" in result.stdout + result.stderr
+    # The verdict in one line on the terminal, naming the figure that moved and the one retired.
+    verdict = next(line for line in result.stdout.splitlines() if line.startswith("make diff: "))
+    assert verdict.startswith("make diff: 2 of ") and " figures differ from " in verdict
+    assert "retired (missing figure)" in verdict
     out = smoke_run / "figures/diff"
     assert (out / "report.html").exists() and not (out / "passed").exists()
     summary = verdicts(smoke_run).set_index("key")
@@ -62,6 +65,7 @@ def test_failure_exits_non_zero_and_the_report_stays(smoke_run, tmp_path):
     assert summary.loc["retired", "status"] == "missing figure"
     assert f"<h2 id='{key}'>{key}: fail</h2>" in (out / "report.html").read_text()
     assert (out / "images" / f"{key}-diff.png").exists()
+    assert (out / "verdict.txt").read_text() == verdict + "\n"
 
 
 # A member that blessing does not use (it runs 1, 2), on a narrower vector unit where there is one:

@@ -11,7 +11,7 @@ os.environ.setdefault("REPLICATION_ROOT", str(Path(workflow.basedir).parent))
 
 from replication.config import apply_settings, validate_config
 from replication.errors import ConfigError
-from replication.paths import PROJECT_ROOT
+from replication.paths import PROJECT_ROOT, manifest_reference_set
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 from replication.registry import papers
 from replication.settings import rule_param  # typed settings as params that trigger reruns
@@ -51,6 +51,14 @@ except ConfigError as error:
 
 # What the tree's figures are made with: name (paper, smoke or the variant's), sha256 and settings.
 SETTINGS_RECORD = record_of(config)
+
+
+def paper_report(manifest):
+    """A smoke tree's claims report is read beside the committed report of the same manifest at the
+    papers' settings: the failures that hold there are expected at smoke settings."""
+    path = PROJECT_ROOT / "figures" / "reference" / manifest_reference_set(manifest) / "claims.csv"
+    return [str(path)] if SETTINGS_RECORD.get("over") == "smoke" and path.is_file() else []
+
 
 # Absolute: the papers' rule files live in their packages.
 ENVIRONMENT = str(PROJECT_ROOT / "environment.yml")

@@ -2,7 +2,7 @@
 # Inputs come from the registries through functions, so figures registered by rule files
 # included after this one are covered too.
 from replication.perturbation import active as perturbation_from_environment
-from replication.paths import files_under, reference_set_dir
+from replication.paths import files_under, reference_set_dir, shown_path
 
 perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops the run before any job
 
@@ -13,9 +13,10 @@ REFERENCE_SET = reference_set_dir(config["diff"], PROJECT_ROOT)
 
 
 rule claims_report:
-    """results/claims.csv and figures/claims.md: every claim of every paper's spec, measured or NOT REPRODUCED."""
+    """results/claims.csv and figures/claims.md: every claim of every paper's spec, measured or failing."""
     input:
         tables=lambda wildcards: CLAIM_TABLES,
+        paper_report=paper_report("all"),
     output:
         csv="results/claims.csv",
         md=CLAIMS_REPORT,
@@ -39,6 +40,7 @@ if OTHER_MANIFESTS:
         manifest other than figures/all, as they are (spec claims they do not report stay in figures/claims.md)."""
         input:
             tables=lambda wildcards: CLAIM_TABLES_BY_MANIFEST[wildcards.manifest],
+            paper_report=lambda wildcards: paper_report(wildcards.manifest),
         output:
             csv="results/{manifest}_claims.csv",
             md="figures/{manifest}_claims.md",
@@ -88,7 +90,8 @@ rule figures_diff:
 
 
 rule figures_diff_check:
-    """Fails, naming the figures, when any exceeds tolerance; the report of figures_diff stays."""
+    """Fails, naming the figures, when any exceeds tolerance; the report of figures_diff stays, and
+    the verdict in one line beside it (figures/diff/verdict.txt, printed by `make diff`)."""
     input:
         rules.figures_diff.output.summary,
     output:
@@ -98,5 +101,7 @@ rule figures_diff_check:
     localrule: True
     conda:
         ENVIRONMENT
+    params:
+        reference=lambda wildcards: shown_path(REFERENCE_SET),
     script:
         "../../scripts/figures_diff_check.py"

@@ -5,7 +5,8 @@ itself (``bless``). ``diff_figures`` compares every registered figure with it, w
 and difference images and ``report.html``, and returns one summary row per figure.
 
 Modules by concern: ``data`` (tidy CSVs), ``images`` (PNGs), ``against_reference`` (every figure
-against a reference set, verdicts; ``make diff``), ``report`` (the HTML pages), ``bless`` (writing a
+against a reference set, verdicts; ``make diff``), ``verdict`` (its one line in the terminal),
+``report`` (the HTML pages), ``bless`` (writing a
 reference set; ``python -m replication.diff.bless``). Two trees side by side (``make compare``,
 ``python -m replication.diff.tree_comparison``): ``trees`` (a built tree or a reference set),
 ``figure_changes``, ``claim_changes`` and ``seeds`` (the seeds' spread). Deviations and the tolerance

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .data import compare_data
-from .images import ImageResult, compare_image, padded, read_rgb, save_png, side_by_side
+from .images import ImageResult, compare_image, highlighted_difference, padded, read_rgb, save_png, side_by_side
 from .seeds import figure_seed_spread
 from .trees import Tree
 
@@ -45,19 +45,19 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
 
 
-def compare_images_padded(a: Path, b: Path, tolerance: float, out_prefix: Path) -> tuple[ImageResult, Path | None]:
-    """RMS of B against A on a common canvas (``compare_image``'s rule), and the difference image."""
+def compare_images_padded(a: Path, b: Path, tolerance: float, out_prefix: Path) -> tuple[ImageResult, float]:
+    """RMS of B against A on a common canvas (``compare_image``'s rule); writes ``<out_prefix>.png``
+    (A | B) and ``<out_prefix>-diff.png`` (B faded, where it differs from A in red); returns the
+    result and the share of pixels that differ."""
+    pa, pb = padded([read_rgb(a), read_rgb(b)])
     with tempfile.TemporaryDirectory() as scratch:
-        pa, pb = padded([read_rgb(a), read_rgb(b)])
         save_png(pa, Path(scratch) / "a.png")
         save_png(pb, Path(scratch) / "b.png")
         result = compare_image(Path(scratch) / "b.png", Path(scratch) / "a.png", tolerance, Path(scratch) / "panel")
-        difference = Path(scratch) / "panel-diff.png"
-        target = out_prefix.with_name(out_prefix.name + "-diff.png")
-        if difference.exists():
-            save_png(read_rgb(difference), target)
-            return result, target
-    return result, None
+    highlighted, share = highlighted_difference(pa, pb)
+    save_png(side_by_side([pa, pb]), out_prefix.with_name(out_prefix.name + ".png"))
+    save_png(highlighted, out_prefix.with_name(out_prefix.name + "-diff.png"))
+    return result, share
 
 
 def line_overlay(a_csv: Path, b_csv: Path, a_label: str, b_label: str, target: Path) -> bool:
@@ -112,11 +112,10 @@ def compare_figures(a: Tree, b: Tree, out_dir: Path, settings: dict, envelopes: 
         image_envelope = envelope.pop(IMAGE_COLUMN, 0.0)
         image_tolerance = settings["image_rms"] + k * image_envelope
         prefix = out_dir / "images" / key
-        image, _ = compare_images_padded(a_png, b_png, image_tolerance, prefix)
+        image, changed_share = compare_images_padded(a_png, b_png, image_tolerance, prefix)
         overlay = prefix.with_name(prefix.name + "-overlay.png")
         is_line = a_csv.exists() and b_csv.exists() and line_overlay(a_csv, b_csv, a.label, b.label, overlay)
-        save_png(side_by_side(padded([read_rgb(a_png), read_rgb(b_png)])), prefix.with_name(prefix.name + ".png"))
-        panels[key] = {"overlay": is_line}
+        panels[key] = {"overlay": is_line, "changed_share": changed_share}
         quantities = [
             {
                 "quantity": "image rms",

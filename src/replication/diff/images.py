@@ -65,6 +65,22 @@ def padded(images: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
+def highlighted_difference(
+    a: np.ndarray, b: np.ndarray, threshold: int = 24, grow: int = 2
+) -> tuple[np.ndarray, float]:
+    """B faded to a light grey with every pixel where A and B differ (by more than ``threshold`` in a
+    channel, 0-255) painted red, grown by ``grow`` pixels so that a moved line shows at a glance;
+    and the share of pixels that differ. A and B: the same shape (``padded``)."""
+    from scipy.ndimage import binary_dilation
+
+    changed = (np.abs(a.astype(int) - b.astype(int)) > threshold).any(axis=2)
+    grey = b.astype(float).mean(axis=2, keepdims=True)
+    out = np.repeat(255 - (255 - grey) * 0.3, 3, axis=2).astype(np.uint8)
+    if changed.any() and grow:
+        out[binary_dilation(changed, iterations=grow)] = (230, 20, 20)
+    return out, float(changed.mean())
+
+
 def _rms_and_difference(actual: str | os.PathLike, expected: str | os.PathLike) -> tuple[float, np.ndarray | None]:
     """RMS (0-255 scale) by ``matplotlib.testing.compare.compare_images`` and its difference image
     (None when the images are identical)."""

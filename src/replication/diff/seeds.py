@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 BEYOND, WITHIN, UNKNOWN = "beyond seed spread", "within seed spread", "one run: seed spread unknown"
+# A figure whose data has no per-seed values (deterministic, or drawn from one run or a mean).
+NO_SEEDS = "no per-seed data: seed spread unknown"
 SEED_COLUMN = "seed"
 # The per-seed values a claim's reason lists: "per seed 0.722, 0.942" (also "per seed (smoothed) ...").
 _PER_SEED = re.compile(r"per seed(?: \([^)]*\))?:? ((?:[-+]?\d[\d.eE+-]*(?:, )?)+)")
@@ -81,10 +83,10 @@ def _is_label(frame: pd.DataFrame, column: str) -> bool:
 def figure_seed_spread(a_csv: Path, b_csv: Path) -> dict:
     """Per measured column of a figure's tidy data with a ``seed`` column: at each point (the rows
     that share every other label), A's and B's ranges over seeds. Returns ``seed_noise`` (BEYOND
-    when in some column the ranges are disjoint at more than half of the points, else WITHIN; ""
-    without a seed column or with one seed), ``seed_column`` (the column disjoint at the most
+    when in some column the ranges are disjoint at more than half of the points, else WITHIN; UNKNOWN
+    with one seed; NO_SEEDS without per-seed data), ``seed_column`` (the column disjoint at the most
     points), ``disjoint_share`` (that share) and ``seed_range_a`` (A's median range over seeds there)."""
-    empty = {"seed_noise": "", "seed_column": "", "disjoint_share": np.nan, "seed_range_a": np.nan}
+    empty = {"seed_noise": NO_SEEDS, "seed_column": "", "disjoint_share": np.nan, "seed_range_a": np.nan}
     if not (Path(a_csv).exists() and Path(b_csv).exists()):
         return empty
     a, b = pd.read_csv(a_csv), pd.read_csv(b_csv)

@@ -17,10 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import write_csv, write_text
-from ..paths import PROJECT_ROOT
+from ..paths import PROJECT_ROOT, shown_path
 from .claim_changes import compare_claims
 from .figure_changes import compare_figures, verdicts_between_trees
-from .seeds import BEYOND
 from .trees import Tree, locate
 
 
@@ -56,7 +55,7 @@ def compare_trees(a: Tree, b: Tree, out_dir: str | os.PathLike, settings: dict, 
         "a": a,
         "b": b,
         "k": float(settings["envelope_factor"]),
-        "envelope_dir": str(envelope_dir or "none (floors only)"),
+        "envelope_dir": shown_path(envelope_dir) if envelope_dir else "none (floors only)",
         "panels": panels,
         **tables,
     }
@@ -66,20 +65,10 @@ def compare_trees(a: Tree, b: Tree, out_dir: str | os.PathLike, settings: dict, 
 
 
 def summary_line(a: str, b: str, tables: dict) -> str:
-    """What ``make compare`` prints: settings, claims and figures that changed, and how many of the
-    changes are beyond the seed spread of both trees."""
-    verdicts, claims = tables["verdicts"], tables["claims"]
-    moved = verdicts[verdicts.status == "moved"]
-    beyond_claims = int((claims.seed_noise == BEYOND).sum())
-    beyond_figures = moved[moved.seed_noise == BEYOND]
-    return (
-        f"{b} against {a}: {len(tables['settings'])} settings differ, "
-        f"{len(claims)} claims changed verdict ({beyond_claims} beyond seed spread), "
-        f"{len(moved)} of {len(verdicts)} figures moved beyond numerical noise"
-        + (f" ({', '.join(moved.key)})" if len(moved) else "")
-        + f", {len(beyond_figures)} of them beyond seed spread"
-        + (f" ({', '.join(beyond_figures.key)})" if len(beyond_figures) else "")
-    )
+    """What ``make compare`` prints and its report opens with (``report.compare_headline``)."""
+    from .report import compare_headline
+
+    return compare_headline(a, b, tables)
 
 
 def envelope_set(settings: dict) -> Path | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..paths import FIGURES_ROOT, PROJECT_ROOT, figure_key
+from ..paths import FIGURES_ROOT, PROJECT_ROOT, figure_key, shown_tree
 from ..variants import NAME_PATTERN
 from .against_reference import reference_keys
 
@@ -29,13 +29,12 @@ class Tree:
         if not self.is_reference and not (manifest.is_file() and record.is_file()):
             missing = "figures/all" if not manifest.is_file() else "figures/settings.yaml"
             raise FileNotFoundError(
-                f"{label}: the tree {self.root.resolve()} is not built (no {missing}); build it with: "
-                f"{build_command(label)}"
+                f"{label}: {shown_tree(self.root)} is not built (no {missing}); build it with: {build_command(label)}"
             )
         name = (self.record().get("name") or "") if label == "paper" else "paper"
         if name != "paper":  # "paper" names the paper's settings only: a root built otherwise is stale
             raise FileNotFoundError(
-                f"paper: the tree {self.root.resolve()} holds the settings '{name}', not the paper's; "
+                f"paper: {shown_tree(self.root)} holds the settings '{name}', not the paper's; "
                 "rebuild it with: make clean-paper && make figures"
             )
 

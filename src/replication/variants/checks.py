@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..paths import PROJECT_ROOT
+from ..paths import PROJECT_ROOT, shown_tree
 from .create import resolve
 from .records import assignment_text, differences, read_record, settings_name, settings_sha256, tree_settings
 
@@ -36,8 +36,7 @@ def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
     else:
         advice = f"build them as a variant beside it: make figures VARIANT=<name> SET='{assignment_text(changes[:3])}'"
     raise ConfigError(
-        f"the tree {Path(tree).resolve()} holds the settings '{record.get('name')}' and these differ in "
-        f"{shown}{more}; {advice}"
+        f"{shown_tree(tree)} holds the settings '{record.get('name')}' and these differ in {shown}{more}; {advice}"
     )
 
 
@@ -68,6 +67,6 @@ def check_root(config: Mapping, tree: str | os.PathLike, paper: Mapping | None =
     changes = [change for change in differences(paper_settings, wanted) if change[1] is not None]
     what = f"the settings '{settings_name(config)}'" + (f" ({len(changes)} keys differ)" if changes else "")
     raise ConfigError(
-        f"the project root {PROJECT_ROOT} is the tree of the paper's settings, not of {what}; "
+        f"the project root is the tree of the paper's settings, not of {what}; "
         f"build them in their own tree: {root_command(config)}"
     )

@@ -182,7 +182,7 @@ def test_every_claim_of_figs_3_4_and_6_in_full():
             "|loss - H(pi)| <= 0.01 at the last iteration (800) per seed",
             False,
             "final losses 0.6463, 0.6513, 0.6663 (entropy rate 0.6190); below H(pi) - 0.01 from iterations "
-            "800, 800, -1 (-1: never); see fig4_long",
+            "800, 800, never; see fig4_long",
             f"per seed; {some}",
             3,
         ),
@@ -370,7 +370,7 @@ def test_losses_exactly_on_the_tolerance_hold():
     assert claims["5b"].reason == "per seed 0.0078; first within 0.0078125 at iterations 600"
     # exactly H(pi) - tol at 700 is not below it; the final loss sits on the tolerance
     assert claims["5c"].holds and claims["5c"].measured == TOL
-    assert "below H(pi) - 0.0078125 from iterations -1 (-1: never)" in claims["5c"].reason
+    assert "below H(pi) - 0.0078125 from iterations never;" in claims["5c"].reason
 
 
 def test_runs_that_stop_short_of_the_plateau_window():
@@ -381,7 +381,7 @@ def test_runs_that_stop_short_of_the_plateau_window():
     assert not claims["5a"].holds and claims["5a"].holds_fraction == 0.0
     assert claims["5a"].reason == "the runs do not reach iteration 600"
     assert not claims["5b"].holds and claims["5b"].measured == np.inf
-    assert claims["5b"].reason == "per seed inf; first within 0.01 at iterations -1"
+    assert claims["5b"].reason == "per seed inf; first within 0.01 at iterations never"
     # one point of the window, at its end, is enough
     single = {c.claim_id: c for c in loss_claims(_fig4({1: {0: U, 600: U, 700: U}}, OURS), CHAIN, SETTINGS)}
     assert single["5a"].holds and single["5a"].reason == "per seed (smoothed) 0.0000; mean curve 0.0000"

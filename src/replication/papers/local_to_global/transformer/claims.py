@@ -27,6 +27,11 @@ def _seeds(frame: pd.DataFrame) -> list[int]:
     return sorted(frame.seed.unique()) if "seed" in frame else [1]
 
 
+def _iterations(iterations: list[int | None]) -> str:
+    """Per seed, the iteration at which something first happened, or "never"."""
+    return ", ".join("never" if iteration is None else str(iteration) for iteration in iterations)
+
+
 def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerClaimSettings) -> list[Claim]:
     """Fig. 4: the plateau of the standard init, ours at the entropy rate, and where the standard init ends."""
     tol, (start, stop) = settings.tolerance, settings.plateau
@@ -67,7 +72,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             float(abs(upto.iloc[-1] - chain.bigram_loss)) if len(upto) and upto.index[-1] == stop else np.inf
         )
         reached = curve[(curve - chain.bigram_loss).abs() <= tol]
-        firsts.append(int(reached.index[0]) if len(reached) else -1)
+        firsts.append(int(reached.index[0]) if len(reached) else None)
     claims.append(
         checked(
             "5b",
@@ -77,7 +82,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             f"|loss - entropy rate| <= {tol} at iteration {stop} per seed",
             [g <= tol for g in at_stop],
             f"per seed {', '.join(f'{g:.4f}' for g in at_stop)}; first within {tol} at iterations "
-            f"{', '.join(map(str, firsts))}",
+            f"{_iterations(firsts)}",
             "per seed; ",
         )
     )
@@ -89,7 +94,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
         curve = standard[standard.seed == seed].set_index("step").test_loss_smoothed
         finals.append(float(curve.iloc[-1]))
         below = curve[(curve.index > start) & (curve < chain.unigram_loss - tol)]
-        escapes.append(int(below.index[0]) if len(below) else -1)
+        escapes.append(int(below.index[0]) if len(below) else None)
     last = int(standard.step.max()) if len(standard) else 0
     claims.append(
         checked(
@@ -100,7 +105,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             f"|loss - H(pi)| <= {tol} at the last iteration ({last}) per seed",
             [abs(f - chain.unigram_loss) <= tol for f in finals],
             f"final losses {', '.join(f'{f:.4f}' for f in finals)} (entropy rate {chain.bigram_loss:.4f}); below "
-            f"H(pi) - {tol} from iterations {', '.join(map(str, escapes))} (-1: never); see fig4_long",
+            f"H(pi) - {tol} from iterations {_iterations(escapes)}; see fig4_long",
             "per seed; ",
         )
     )
