@@ -1,7 +1,7 @@
-"""The committed plateau reference set (figures/reference/plateau, the full run at the default settings
-with only the phase grid's standard-init runs): its figures' data agree with its claims report and
-its findings, and its settings are the defaults the docs page describes. A re-blessed set whose
-figures, claims and findings disagree fails here."""
+"""The committed plateau reference set (figures/reference/plateau, the run of
+config/variants/plateau-cells.yaml at the paper's settings): its figures' data agree with its claims
+report and its findings, and its settings are the defaults with that variant's changes, as the docs
+page describes. A re-blessed set whose figures, claims and findings disagree fails here."""
 
 from __future__ import annotations
 
@@ -28,20 +28,22 @@ def curvature() -> pd.DataFrame:
     return pd.read_csv(REFERENCE / "local_to_global" / "plateau_curvature.csv")
 
 
-def test_the_set_is_the_default_plateau_over_the_standard_init_runs():
+VARIANT = yaml.safe_load((ROOT / "config" / "variants" / "plateau-cells.yaml").read_text())["local_to_global"]
+
+
+def test_the_set_is_the_plateau_cells_variant_at_the_defaults():
     settings = yaml.safe_load((REFERENCE / "settings.yaml").read_text())["settings"]["local_to_global"]
-    assert settings["plateau"] == defaulted_section("local_to_global", "plateau")
-    assert settings["phase"]["inits"] == ["standard"]  # config/variants/plateau.yaml
-    assert {key: value for key, value in settings["phase"].items() if key != "inits"} == {
-        key: value for key, value in defaulted_section("local_to_global", "phase").items() if key != "inits"
-    }
+    assert settings["plateau"] == defaulted_section("local_to_global", "plateau", given=VARIANT["plateau"])
+    assert settings["phase"] == defaulted_section("local_to_global", "phase", given=VARIANT["phase"])
+    assert settings["transformer"] == defaulted_section("local_to_global", "transformer")
 
 
 def test_every_heatmap_cell_is_its_claims_verdict(curvature, claims):
-    assert len(curvature) == sum(claims.index.str.contains(r"\((?:3m|3c) "))
-    for row in curvature.itertuples():
+    judged = curvature[curvature.direction.isin(["full model", "canonical directions"])]
+    assert len(judged) == sum(claims.index.str.contains(r"\((?:3m|3c) "))
+    for row in judged.itertuples():
         claim = claims.loc[
-            f"L2G-3 ({'3m' if row.restriction == 'full model' else '3c'} (p={row.p:g}, q={row.q:g}) {row.point})"
+            f"L2G-3 ({'3m' if row.direction == 'full model' else '3c'} (p={row.p:g}, q={row.q:g}) {row.point})"
         ]
         told = row.saddles + row.minima
         assert (claim.kind == "not checkable") == (told == 0) == (not row.resolved)
@@ -52,13 +54,13 @@ def test_every_heatmap_cell_is_its_claims_verdict(curvature, claims):
 
 def test_the_findings_count_the_heatmaps_cells(curvature):
     findings = (REFERENCE / "plateau_findings.md").read_text()
-    full = curvature[curvature.restriction == "full model"]
+    full = curvature[curvature.direction == "full model"]
     sections = dict(re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", findings, flags=re.M | re.S))
     for point, cells in full.groupby("point"):
         text, n = sections[point], len(cells)
-        assert f"< -2 x its noise): {int((cells.saddles == cells.seeds).sum())} of {n} cells" in text
-        assert f"none on the fitted ones either): {int((cells.minima == cells.seeds).sum())} of {n} cells" in text
-        assert f"hides whether the loss has one): {int((cells.saddles + cells.minima == 0).sum())} of {n} cells" in text
+        assert f"a saddle in every seed at {int((cells.saddles == cells.seeds).sum())} of {n} cells" in text
+        assert f"a minimum in every seed at {int((cells.minima == cells.seeds).sum())} (" in text
+        assert f"unresolved in every seed at {int((cells.saddles + cells.minima == 0).sum())} (" in text
 
 
 def test_the_escape_claims_and_findings_name_the_same_explanations(claims):

@@ -105,8 +105,13 @@ def _loss_operator(flat: FlatParameters, x, y) -> HessianOperator:
     return HessianOperator(lambda theta: transformer_loss(flat.unflatten(theta), x, y), flat.vector)
 
 
-def _evidence(fitted: float, along_per_batch, held_out) -> Evidence:
-    return Evidence(fitted, standard_error(along_per_batch), float(np.mean(along_per_batch)), tuple(held_out))
+def _fit(chain: MarkovChain, batches, fitted: MeanOperator) -> dict:
+    """The model's loss on the fitted batches and the fraction of the gap from the unigram loss to
+    the chain's own cross-entropy it has closed."""
+    x, y = torch.cat([b[0] for b in batches]), torch.cat([b[1] for b in batches])
+    model = float(np.mean([float(operator.loss.detach()) for operator in fitted.operators]))
+    own, unigram = float(chain_cross_entropy(chain, x, y)), float(unigram_cross_entropy(chain, y))
+    return {"loss": model, "closed": (unigram - model) / (unigram - own)}
 
 
 def _stationarity(fitted: MeanOperator) -> dict:
@@ -144,19 +149,17 @@ def point_spectrum(
     restricted, restricted_vectors = np.linalg.eigh(restricted_matrix(fitted, basis))
     canonical = basis @ restricted_vectors[:, 0]
     tol = hessian.tolerance * largest
-    judged = {"": (lowest, bottom, tol), "canonical_": (float(restricted[0]), canonical, tol)}
-    preconditioned = None
+    # Per direction judged: its fitted eigenvalue, unit vector, tolerance and the scale s of its
+    # quadratic form v^T (s H s) v: 1 for the loss, D^-1/2 for AdamW's preconditioned Hessian.
+    judged = {"": (lowest, bottom, tol, 1.0), "canonical_": (float(restricted[0]), canonical, tol, 1.0)}
     if optimiser is not None:
         preconditioned = PreconditionedOperator(fitted, optimiser.state)
         mu, mode = lowest_eigenpair(preconditioned, hessian.tol, seed)
-        judged["mode_"] = (mu, mode, optimiser.escape_rate)
+        judged["mode_"] = (mu, mode, optimiser.escape_rate, preconditioned.scale)
 
     def curvatures_on(index: int) -> tuple[float, ...]:
         operator = _loss_operator(flat, *held_out_batch(index))
-        values = [float(v @ operator(v)) for v in (bottom, canonical)]
-        if preconditioned is not None:
-            values.append(float(mode @ (preconditioned.scale * operator(preconditioned.scale * mode))))
-        return tuple(values)
+        return tuple(float(v @ (scale * operator(scale * v))) for _, v, _, scale in judged.values())
 
     held_out = sequential_curvature(
         curvatures_on,
@@ -165,23 +168,15 @@ def point_spectrum(
         hessian.held_out.least,
         hessian.held_out.most,
     )
-    x, y = torch.cat([b[0] for b in batches]), torch.cat([b[1] for b in batches])
-    model, own, unigram = (
-        float(np.mean([float(operator.loss.detach()) for operator in fitted.operators])),
-        float(chain_cross_entropy(chain, x, y)),
-        float(unigram_cross_entropy(chain, y)),
-    )
     row = {
-        "loss": model,
-        "closed": (unigram - model) / (unigram - own),
+        **_fit(chain, batches, fitted),
         **_stationarity(fitted),
         "lambda_max": largest,
         "held_out_batches": len(held_out),
     }
-    for column, (prefix, (value, direction, tolerance)) in enumerate(judged.items()):
-        scale = preconditioned.scale if prefix == "mode_" else 1.0  # w^T D^-1/2 H_b D^-1/2 w for the mode
+    for column, (prefix, (value, direction, tolerance, scale)) in enumerate(judged.items()):
         along = [float(direction @ (scale * b)) for b in fitted.per_batch(scale * direction)]
-        evidence = _evidence(value, along, held_out[:, column])
+        evidence = Evidence(value, standard_error(along), float(np.mean(along)), tuple(held_out[:, column]))
         row.update(
             {
                 f"{prefix}lambda_min": value,
