@@ -97,15 +97,16 @@ def envelope_set(settings: dict) -> Path | None:
 
 
 def side_base(name: str, root: str | os.PathLike) -> Path:
-    """The config file the tree ``name`` was built over (the paper's when it is not there): the base
-    a command suggested for the other side builds over."""
-    from ..make_command import PAPER_CONFIG
+    """The config file the tree ``name`` was built over: the base a command suggested for the other
+    side builds over."""
+    from ..make_command import CONFIG_DIR, PAPER_CONFIG
     from ..variants import tree_base
 
     try:
         return tree_base(locate(name, root))
-    except FileNotFoundError:
-        return PAPER_CONFIG
+    except FileNotFoundError:  # not built: a config file's own tree (smoke) is over that file
+        own_config = CONFIG_DIR / f"{name}.yaml"
+        return own_config if own_config.is_file() else PAPER_CONFIG
 
 
 def main(argv: list[str] | None = None) -> int:
