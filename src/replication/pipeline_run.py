@@ -151,7 +151,7 @@ def run_relayed(command: list[str], lock: int, workdir: Path, resume: str, inter
     """Run ``command`` holding the run lock ``lock``, its output relayed (``relay``); its exit
     status, or after Ctrl-C the one line of ``stopped_line`` and ``interrupt_status``."""
     interrupted: list = []
-    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True)), signal.getsignal(signal.SIGTERM)
     started = time.time()
     try:
         # Unbuffered: through a pipe, Python's output (Snakemake's, its jobs') would come in blocks.
@@ -165,8 +165,8 @@ def run_relayed(command: list[str], lock: int, workdir: Path, resume: str, inter
             held = relay(child, interrupted)
             code = child.wait()
     finally:
-        signal.signal(signal.SIGINT, previous)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, previous[0])
+        signal.signal(signal.SIGTERM, previous[1])
         os.close(lock)
     if not interrupted or code == 0:  # not stopped after all: the run's output as it came
         write_through(sys.stderr, held)
@@ -224,15 +224,26 @@ def main(argv: list[str] | None = None) -> int:
     except LiveRun as error:
         print(f"Not started: {error}", file=sys.stderr)
         return 1
+    resume, interrupt_status = resume_command(args, rest, argv), 0 if args.make_goal else INTERRUPTED
+    try:
+        clear_what_a_killed_run_left(workdir, rest, snakefile, fd)
+    except KeyboardInterrupt:
+        os.close(fd)
+        print(stopped_line(resume, None), file=sys.stderr, flush=True)
+        return interrupt_status
+    run = snakemake_command(workdir, "--rerun-incomplete", *rest, snakefile=snakefile)
+    return run_relayed(run, fd, workdir, resume, interrupt_status)
+
+
+def clear_what_a_killed_run_left(workdir: Path, rest: list[str], snakefile: Path, lock: int) -> None:
+    """The partial files of writes cut short and Snakemake's lock, left by a run that no longer exists."""
     removed = remove_stale_temporaries(workdir / folder for folder in OUTPUT_FOLDERS)
     if removed:
         print(f"Removed {len(removed)} partial file(s) of writes cut short by a killed run", flush=True)
     if stale_locks(workdir):
         print(f"Clearing the Snakemake lock left by a run that no longer exists in {workdir}", flush=True)
-        subprocess.run(snakemake_command(workdir, *rest, "--unlock", snakefile=snakefile), check=True, pass_fds=(fd,))
-    run = snakemake_command(workdir, "--rerun-incomplete", *rest, snakefile=snakefile)
-    interrupt_status = 0 if args.make_goal else INTERRUPTED
-    return run_relayed(run, fd, workdir, resume_command(args, rest, argv), interrupt_status)
+        unlock = snakemake_command(workdir, *rest, "--unlock", snakefile=snakefile)
+        subprocess.run(unlock, check=True, pass_fds=(lock,))
 
 
 if __name__ == "__main__":

@@ -61,19 +61,29 @@ def main(argv: list[str] | None = None) -> int:
             base=args.base,
             variant_file=args.file or variant_settings_file(args.name, assignments, args.root, config, goal),
         )
+        if args.dry_run:
+            print(tree)
+            return 0
+        from ..pipeline_run import main as run_pipeline
+
+        configfiles = [str(Path(path).resolve()) for path in args.configfile] + [str(overlay_file.resolve())]
+        under_make = ["--make-goal", args.make_goal] if args.make_goal else []
+        return run_pipeline(
+            [
+                "--directory",
+                str(tree),
+                "--resume-command",
+                resume,
+                *under_make,
+                "--",
+                *rest,
+                "--configfile",
+                *configfiles,
+            ]
+        )
     except ConfigError as error:
         print(f"Invalid config: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:  # while the tree is seeded: a seeding cut short is redone (create.prepare)
+    except KeyboardInterrupt:  # before Snakemake started (a seeding cut short is redone: create.prepare)
         print(stopped_line(resume, None), file=sys.stderr)
         return 0 if args.make_goal else INTERRUPTED
-    if args.dry_run:
-        print(tree)
-        return 0
-    from ..pipeline_run import main as run_pipeline
-
-    configfiles = [str(Path(path).resolve()) for path in args.configfile] + [str(overlay_file.resolve())]
-    under_make = ["--make-goal", args.make_goal] if args.make_goal else []
-    return run_pipeline(
-        ["--directory", str(tree), "--resume-command", resume, *under_make, "--", *rest, "--configfile", *configfiles]
-    )

@@ -55,15 +55,15 @@ def variant_command(
     over its tree's base, else over ``config``; the tree of a config file of that name (smoke);
     SET to fill in where nothing holds its settings yet."""
     tree = Path(root) / VARIANTS_DIR / name
-    config = tree_base(tree, config)
+    base = tree_base(tree, config)
     if (VARIANT_FILES / f"{name}.yaml").is_file() or (tree / OVERLAY).is_file():
-        return make_command(goal, config, variant=name)
+        return make_command(goal, base, variant=name)
     own_config = CONFIG_DIR / f"{name}.yaml"
     if own_config.is_file() and own_config != PAPER_CONFIG:
         return make_command(goal, own_config, workdir=tree)
     if read_record(tree) is not None:  # built with WORKDIR=variants/<name>
-        return make_command(goal, config, workdir=tree)
-    return make_command(goal, config, variant=name, sets=SET_PLACEHOLDER)
+        return make_command(goal, base, workdir=tree)
+    return make_command(goal, base, variant=name, sets=SET_PLACEHOLDER)
 
 
 def known_variants(root: str | os.PathLike = ".") -> tuple[list[str], list[str]]:
