@@ -18,12 +18,13 @@ VARIANT ?=
 SET ?=
 export SET
 VARIANT_RUN = $(BIN)/python -m replication.variants $(if $(VARIANT),--name $(VARIANT)) \
-	--configfile $(abspath $(CONFIG)) --sets "$$SET" --
+	--configfile $(abspath $(CONFIG)) --sets "$$SET" --make-goal $@ --
 # Perturbation members of the numerical-noise ensemble that `make bless` runs, and what they build.
 ENSEMBLE ?= 1 2
 ENSEMBLE_TARGETS ?= figures/all
-# Snakemake under the run lock: a killed run resumes with the same command (replication.pipeline_run).
-PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --
+# Snakemake under the run lock: a killed run resumes with the same command, and Ctrl-C ends with one
+# line naming it (replication.pipeline_run; --make-goal: the command is `make <this goal> ...`).
+PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --make-goal $@ --
 
 .PHONY: env lock figures test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-phase bless-plateau timings mutation compare sweep phase plateau
 
@@ -62,7 +63,7 @@ compare: env
 
 # Every point of config/sweeps/$(SWEEP).yaml in one Snakemake run, then sweeps/$(SWEEP)/summary.*.
 sweep: env
-	$(BIN)/python -m replication.sweeps $(SWEEP) -- --cores $(CORES)
+	$(BIN)/python -m replication.sweeps $(SWEEP) --make-goal $@ -- --cores $(CORES)
 
 # The phase diagram over (p, q) (figures/phase, its claims in figures/phase_claims.md): a cluster-sized
 # workload (hours of CPU at the default grid; measured cost in docs/phase-diagram.md), not part of figures/all.

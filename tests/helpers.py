@@ -345,3 +345,39 @@ def kill_mid_job_and_resume(workdir: Path) -> ResumedRun:
     second = make_figures(workdir)
     output, _ = second.communicate(timeout=1800)
     return ResumedRun(workdir, interrupted, before, locks_left, second.returncode, output)
+
+
+# --- make typed in a fresh clone -----------------------------------------------------------------
+
+VENV = SNAKEMAKE.parent.parent  # this environment, which `make` in a clone uses as its own
+
+
+def make_words(*args: str) -> list[str]:
+    """`make ARGS` with this environment standing in for the clone's ``.venv`` (taken as built)."""
+    return ["make", "--no-print-directory", *args, f"VENV={VENV}", "-o", f"{VENV}/.installed"]
+
+
+def clone_environment(repo: Path) -> dict[str, str]:
+    """The environment of a command typed in ``repo``: its own package first on the path."""
+    return {**os.environ, "PYTHONPATH": str(repo / "src")}
+
+
+def make_in(repo: Path, *args: str, **kwargs) -> subprocess.Popen:
+    """`make ARGS` typed in the clone ``repo``; stdout and stderr together, as a terminal shows them."""
+    return subprocess.Popen(
+        make_words(*args),
+        cwd=repo,
+        env=clone_environment(repo),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **kwargs,
+    )
+
+
+def make_recipe(repo: Path, *args: str) -> list[str]:
+    """The commands `make ARGS` would run in ``repo`` (make's own dry run, -n), one per line."""
+    result = subprocess.run(
+        make_words("-n", *args), cwd=repo, env=clone_environment(repo), capture_output=True, text=True, check=True
+    )
+    return result.stdout.splitlines()

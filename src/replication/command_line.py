@@ -30,10 +30,15 @@ def configfiles(argv: Sequence[str]) -> list[str]:
     return files
 
 
+def missing_configfiles(argv: Sequence[str]) -> list[str]:
+    """The config files named on a command line that do not exist (relative paths are read from
+    the current folder, as Snakemake reads them)."""
+    return [name for name in configfiles(argv) if not Path(name).is_file()]
+
+
 def exit_if_configfiles_are_missing(argv: Sequence[str] | None = None) -> None:
-    """Exit with one line naming every config file of the command line that does not exist
-    (relative paths are read from the current folder, as Snakemake reads them)."""
-    missing = [name for name in configfiles(sys.argv[1:] if argv is None else argv) if not Path(name).is_file()]
+    """Exit with one line naming every config file of the command line that does not exist."""
+    missing = missing_configfiles(sys.argv[1:] if argv is None else argv)
     if missing:
         sys.exit(
             f"Error: config file not found: {', '.join(missing)} (given with --configfile, read from {Path.cwd()})"

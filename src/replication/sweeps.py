@@ -160,6 +160,7 @@ def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Pat
 
 def main(argv: list[str] | None = None) -> int:
     from .errors import ConfigError
+    from .make_command import make_command, option_value
     from .pipeline_run import main as run_pipeline
 
     parser = argparse.ArgumentParser(prog="python -m replication.sweeps", description=__doc__.splitlines()[0])
@@ -188,10 +189,13 @@ def main(argv: list[str] | None = None) -> int:
     driver = root / VARIANTS_DIR / f"{args.name}.sweep.smk"
     write_text(driver_text(trees), driver)
     rest = args.snakemake_args
+    under_make = []
+    if args.make_goal:  # what a Ctrl-C names as the command that resumes
+        resume = make_command(args.make_goal, cores=option_value(rest, "--cores"), SWEEP=args.name)
+        under_make = ["--make-goal", args.make_goal, "--resume-command", resume]
     code = run_pipeline(
-        ["--directory", str(root / VARIANTS_DIR), "--snakefile", str(driver.resolve()), "--", *rest]
+        ["--directory", str(root / VARIANTS_DIR), "--snakefile", str(driver.resolve()), *under_make, "--", *rest]
         + (["--dry-run"] if args.dry_run else []),
-        exec_=False,
     )
     if code != 0 or args.dry_run:
         return code

@@ -4,9 +4,11 @@ live runs are stood in for by sleeping processes named like Snakemake and by a f
 
 import fcntl
 import os
+import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -249,3 +251,106 @@ def test_command_and_executable(tmp_path):
         "run",
         "-n",
     ]
+
+
+# --- Ctrl-C: one line, the command that resumes --------------------------------------------------
+
+# Stands in for Snakemake: a line of a finished job, then, on SIGINT, what Snakemake and its jobs
+# print (a traceback, "Error in rule") and its log file, as a real run does.
+FAKE_SNAKEMAKE = """
+import os, sys, time
+from pathlib import Path
+log = Path(".snakemake/log/2026-01-01T000000.000000.snakemake.log")
+log.parent.mkdir(parents=True, exist_ok=True)
+log.write_text("Building DAG of jobs...\\n")
+print("Finished jobid: 1 (Rule: first)", flush=True)
+Path("started").write_text(str(os.getpid()))
+try:
+    time.sleep(60)
+except KeyboardInterrupt:
+    print("Terminating processes on user request, this might take some time.", file=sys.stderr, flush=True)
+    print("Traceback (most recent call last):\\nKeyboardInterrupt\\nError in rule second:", file=sys.stderr)
+    sys.exit(1)
+"""
+
+
+def interrupt_when_started(workdir: Path, child_too: bool = True) -> threading.Thread:
+    """SIGINT to this process and the stand-in, as a terminal's Ctrl-C sends it to the whole group."""
+
+    def send():
+        deadline = time.monotonic() + 20
+        while not (workdir / "started").exists():
+            assert time.monotonic() < deadline, "the stand-in did not start"
+            time.sleep(0.05)
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGINT)
+        if child_too:
+            os.kill(int((workdir / "started").read_text()), signal.SIGINT)
+
+    thread = threading.Thread(target=send)
+    thread.start()
+    return thread
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("make_goal", [True, False])
+def test_ctrl_c_ends_with_one_line_naming_the_command_that_resumes(tmp_path, capfd, monkeypatch, make_goal):
+    monkeypatch.chdir(tmp_path)  # the stand-in writes its log where Snakemake would: the working folder
+    lock = take_run_lock(tmp_path)
+    resume = "make figures CONFIG=config/smoke.yaml"
+    status = 0 if make_goal else pipeline_run.INTERRUPTED
+    sender = interrupt_when_started(tmp_path)
+    code = pipeline_run.run_relayed([sys.executable, "-c", FAKE_SNAKEMAKE], lock, tmp_path, resume, status)
+    sender.join()
+    assert code == status
+    out, err = capfd.readouterr()
+    assert "Finished jobid: 1" in out  # what came before the Ctrl-C, as it came
+    assert "Traceback" not in out + err and "Error in rule" not in out + err and "Terminating" not in err
+    log = tmp_path / ".snakemake/log/2026-01-01T000000.000000.snakemake.log"
+    stopped = f"Stopped: the finished jobs are kept; run the same command to resume: {resume}"
+    assert err.strip().splitlines() == [f"{stopped} (Snakemake's log of the run: {log})"]
+    assert "Traceback (most recent call last)" in log.read_text()  # kept for whoever wants it
+    assert lock_is_free(tmp_path / ".snakemake" / "run.flock")  # the descriptor was closed
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # pytest's Ctrl-C again
+
+
+@pytest.mark.timeout(60)
+def test_a_run_that_ends_by_itself_passes_its_output_and_status_through(tmp_path, capfd):
+    script = "import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)"
+    lock = take_run_lock(tmp_path)
+    assert pipeline_run.run_relayed([sys.executable, "-c", script], lock, tmp_path, "make figures", 0) == 3
+    out, err = capfd.readouterr()
+    assert (out, err) == ("out\n", "err\n")
+
+
+def test_the_resume_command_is_the_make_command_that_started_the_run(tmp_path):
+    def resume(*argv):
+        args = pipeline_run.parse_arguments(list(argv))
+        return pipeline_run.resume_command(args, pipeline_run.snakemake_arguments(args), list(argv))
+
+    smoke = str(ROOT / "config" / "smoke.yaml")
+    common = ["--make-goal", "figures", "--", "figures/all", "--cores"]
+    assert resume("--directory", str(ROOT / "variants/smoke"), *common, "all", "--configfile", smoke) == (
+        "make figures CONFIG=config/smoke.yaml"
+    )
+    assert resume("--directory", str(tmp_path), *common, "2", "--configfile", smoke) == (
+        f"make figures CONFIG=config/smoke.yaml CORES=2 WORKDIR={tmp_path}"
+    )
+    paper = str(ROOT / "config" / "config.yaml")
+    assert resume("--directory", str(ROOT), *common, "all", "--configfile", paper) == "make figures"
+    given = ["--directory", ".", "--resume-command", "make plateau VARIANT=plateau", "--make-goal", "plateau"]
+    assert resume(*given) == "make plateau VARIANT=plateau"
+    assert resume("--directory", "run", "--", "figures/all").endswith(
+        "-m replication.pipeline_run --directory run -- figures/all"
+    )
+
+
+def test_a_config_file_that_does_not_exist_stops_before_anything_is_created(tmp_path, capsys):
+    workdir = tmp_path / "variants" / "smokee"
+    typo = ROOT / "config" / "smokee.yaml"
+    argv = ["--directory", str(workdir), "--make-goal", "figures", "--", "figures/all", "--configfile", str(typo)]
+    assert pipeline_run.main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("Not started: config file not found: config/smokee.yaml;")
+    assert "config/config.yaml, config/smoke.yaml" in err
+    assert not (tmp_path / "variants").exists()

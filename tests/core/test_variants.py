@@ -102,7 +102,8 @@ def test_a_build_with_other_settings_stops_before_any_job(tmp_path):
         tmp_path, "--cores", "1", "-n", "--configfile", SMOKE, "--config", "settings=paper", check=False
     )
     lines = [line for line in (result.stdout + result.stderr).splitlines() if "Invalid config" in line]
-    assert result.returncode != 0 and len(lines) == 1 and "make figures VARIANT=<name>" in lines[0]
+    # The paper's settings asked for in a smoke tree: the command that builds them is the paper's own.
+    assert result.returncode != 0 and len(lines) == 1 and lines[0].endswith("in a tree of their own: make figures")
     assert not (tmp_path / "results").exists()
 
 
@@ -298,10 +299,15 @@ def test_an_unbuilt_tree_is_refused_in_one_line_naming_its_build(tmp_path, capsy
     icon = ROOT / "figures/reference/smoke/local_to_global/fig1.png"
     (tmp_path / ".venv" / "lib" / "icon.png").write_bytes(icon.read_bytes())
     (tmp_path / "variants" / "half").mkdir(parents=True)
+    # A tree that records nothing is built over the other side's base (the smoke settings here).
+    new_variant = "make figures CONFIG=config/smoke.yaml VARIANT={} SET='key.path=value ...'"
     for a, b, command in (
         ("paper", "reference/smoke", "make figures"),
-        ("reference/smoke", "half", "make figures VARIANT=half"),
-        ("reference/smoke", "never", "make figures VARIANT=never"),
+        ("reference/smoke", "half", new_variant.format("half")),
+        ("reference/smoke", "never", new_variant.format("never")),
+        ("paper", "never", "make figures VARIANT=never SET='key.path=value ...'"),
+        ("never", "reference/config", "make figures VARIANT=never SET='key.path=value ...'"),
+        ("reference/smoke", "fig4-chain", "make figures CONFIG=config/smoke.yaml VARIANT=fig4-chain"),
     ):
         assert main([a, b, "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
         err = capsys.readouterr().err
@@ -359,10 +365,12 @@ def test_the_project_root_holds_the_paper_settings_only(tmp_path):
     paper = resolve([])
     check_root(paper, PROJECT_ROOT, paper)
     check_root(resolve([SMOKE]), tmp_path, paper)  # any other folder: any settings
+    lr = parse_assignments(["local_to_global.transformer.optimizer.lr=0.002"])
     for config, command in (
-        (resolve([SMOKE]), "make figures CONFIG=config/smoke.yaml"),
-        (resolve([], {"variant": "lr2x"}), "make figures VARIANT=lr2x"),
-        (resolve([], parse_assignments(["local_to_global.transformer.optimizer.lr=0.002"])), "VARIANT=<name> SET="),
+        (resolve([SMOKE]), "make figures CONFIG=config/smoke.yaml (or: snakemake figures/all --directory"),
+        (resolve([], {**lr, "variant": "lr2x"}), "make figures VARIANT=lr2x SET='local_to_global.transformer"),
+        (resolve([], lr), "make figures SET='local_to_global.transformer.optimizer.lr=0.002'"),
+        (resolve([SMOKE], lr), "make figures CONFIG=config/smoke.yaml SET='local_to_global.transformer"),
     ):
         with pytest.raises(ConfigError) as error:
             check_root(config, PROJECT_ROOT, paper)

@@ -11,6 +11,7 @@ os.environ.setdefault("REPLICATION_ROOT", str(Path(workflow.basedir).parent))
 
 from replication.config import apply_settings, validate_config
 from replication.errors import ConfigError
+from replication.make_command import goal_of
 from replication.paths import PROJECT_ROOT, manifest_reference_set
 from replication.paths import figure_paths  # not replication.plotting: parsing stays fast
 from replication.registry import papers
@@ -41,10 +42,11 @@ try:
         )
     validate_config(config, PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml")
     # The project root holds the paper's settings only; a tree holds one set of settings
-    # (figures/settings.yaml): other settings go to a variant.
+    # (figures/settings.yaml): other settings go to a variant. The advice names the make goal of
+    # the targets asked for (parsing comes before Snakemake keeps them: they are read from argv).
     if not TREE:
-        check_root(config, Path("."))
-    check_tree(config, Path(TREE or "."))
+        check_root(config, Path("."), goal=goal_of(sys.argv[1:]))
+    check_tree(config, Path(TREE or "."), goal=goal_of(sys.argv[1:]))
 except ConfigError as error:
     # One clear line, no traceback: the key and what it allows.
     sys.exit(f"Invalid config: {error}")

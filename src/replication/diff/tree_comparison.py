@@ -85,6 +85,19 @@ def envelope_set(settings: dict) -> Path | None:
     return closest_tree(settings, candidates)
 
 
+def side_base(name: str, root: str | os.PathLike) -> Path:
+    """The config file the tree ``name`` was built over: the base a command suggested for the other
+    side builds over."""
+    from ..make_command import CONFIG_DIR, PAPER_CONFIG
+    from ..variants import tree_base
+
+    try:
+        return tree_base(locate(name, root))
+    except FileNotFoundError:  # not built: a config file's own tree (smoke) is over that file
+        own_config = CONFIG_DIR / f"{name}.yaml"
+        return own_config if own_config.is_file() else PAPER_CONFIG
+
+
 def main(argv: list[str] | None = None) -> int:
     from ..errors import ConfigError
     from ..variants import resolve
@@ -97,10 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="report folder (default: compare/<a>-vs-<b>)")
     parser.add_argument("--root", default=".", help="the project's tree (default: here)")
     args = parser.parse_args(argv)
+    base_a, base_b = side_base(args.b, args.root), side_base(args.a, args.root)
     try:
-        b = Tree(args.b, locate(args.b, args.root))
+        b = Tree(args.b, locate(args.b, args.root, base=base_b), base_b)
         envelope_dir = envelope_set(b.record().get("settings", {}))
-        a = Tree(args.a, locate(args.a, args.root, envelope_dir.name if envelope_dir else "config"))
+        a = Tree(args.a, locate(args.a, args.root, envelope_dir.name if envelope_dir else "config", base_a), base_a)
         diff_settings = resolve([])["diff"]  # the project's k and floors, as `make diff` uses them
     except (FileNotFoundError, ConfigError) as error:
         print(f"Cannot compare: {error}", file=sys.stderr)

@@ -16,13 +16,14 @@ and the command line (``assignments``), resolved and laid out by ``create.prepar
 from __future__ import annotations
 
 from .assignments import NAME_PATTERN, check_name, derived_name, parse_assignments, split_assignments
-from .checks import check_root, check_tree, root_command
+from .checks import check_root, check_tree
+from .commands import settings_command, tree_base, variant_command, variant_settings_file
 from .create import SCHEMA, VARIANT_FILES, load_yaml, prepare, resolve, variant_overlay
 from .records import (
     NOT_SETTINGS,
     RECORD,
     VARIANTS_DIR,
-    assignment_text,
+    assignments_of,
     closest_tree,
     differences,
     flatten,
@@ -45,7 +46,7 @@ __all__ = [
     "SEEDED",
     "VARIANTS_DIR",
     "VARIANT_FILES",
-    "assignment_text",
+    "assignments_of",
     "variant_overlay",
     "check_name",
     "check_root",
@@ -61,11 +62,14 @@ __all__ = [
     "record_of",
     "record_text",
     "resolve",
-    "root_command",
     "seed_tree",
+    "settings_command",
     "settings_name",
     "settings_sha256",
     "split_assignments",
+    "tree_base",
     "tree_settings",
     "trees",
+    "variant_command",
+    "variant_settings_file",
 ]

@@ -1,5 +1,6 @@
 """The checks a build makes before any job: its settings are those its tree records (``check_tree``),
-and the project root builds the paper's settings only (``check_root``)."""
+and the project root builds the paper's settings only (``check_root``). Their advice is a command
+that builds the settings asked for over the same base (``commands.settings_command``)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..make_command import GOALS, PAPER_CONFIG, base_config, default_workdir, make_command, shown_path
 from ..paths import PROJECT_ROOT, shown_tree
+from .commands import settings_command
 from .create import resolve
-from .records import assignment_text, differences, read_record, settings_name, settings_sha256, tree_settings
+from .records import differences, read_record, settings_name, settings_sha256, tree_settings
 
 
-def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
+def check_tree(config: Mapping, tree: str | os.PathLike, goal: str = "figures") -> None:
     """ConfigError (one line) when the tree at ``tree`` records other values than ``config``'s for
-    any of its settings."""
+    any of its settings; its advice builds ``config``'s settings (``make goal``) in another tree."""
     from ..errors import ConfigError
 
     record = read_record(tree)
@@ -30,29 +33,28 @@ def check_tree(config: Mapping, tree: str | os.PathLike) -> None:
         return
     shown = ", ".join(f"{key} ({old!r} -> {new!r})" for key, old, new in changes[:3])
     more = f" and {len(changes) - 3} more" if len(changes) > 3 else ""
-    if Path(tree).resolve() == PROJECT_ROOT.resolve():
-        # The root's figures are the paper's (check_root): a record of other settings is stale.
-        advice = "rebuild the paper's tree from scratch (variants/ stays): make clean-paper && make figures"
-    else:
-        advice = f"build them as a variant beside it: make figures VARIANT=<name> SET='{assignment_text(changes[:3])}'"
     raise ConfigError(
-        f"{shown_tree(tree)} holds the settings '{record.get('name')}' and these differ in {shown}{more}; {advice}"
+        f"{shown_tree(tree)} holds the settings '{record.get('name')}' and these differ in "
+        f"{shown}{more}; {tree_advice(config, record, tree, goal)}"
     )
 
 
-def root_command(config: Mapping) -> str:
-    """The command that builds ``config``'s settings in a tree of their own."""
-    if config.get("variant"):
-        return f"make figures VARIANT={config['variant']}"
-    if config.get("settings") == "smoke":
-        return (
-            "make figures CONFIG=config/smoke.yaml "
-            "(or: snakemake figures/all --directory variants/smoke --configfile config/smoke.yaml)"
-        )
-    return "make figures VARIANT=<name> SET='key.path=value ...'"
+def tree_advice(config: Mapping, record: Mapping, tree: str | os.PathLike, goal: str) -> str:
+    """How to build the settings of ``config``, which ``tree`` (recording ``record``) does not hold."""
+    if Path(tree).resolve() == PROJECT_ROOT.resolve():
+        # The root's figures are the paper's (check_root): a record of other settings is stale.
+        return "rebuild the paper's tree from scratch (variants/ stays): make clean-paper && make figures"
+    base = make_command(goal, base_config(config))
+    command = settings_command(config, goal, taken=[record.get("name")])
+    if command == base and record.get("name") == settings_name(config):
+        # The tree of a config file's own settings, made before a value of them changed (the file
+        # or a schema default edited since): stale, and only a fresh build in it holds them.
+        fresh = make_command(goal, base_config(config), workdir=tree)
+        return f"the tree is older than these settings; rebuild it from scratch: rm -r {shown_path(tree)} && {fresh}"
+    return f"build them in a tree of their own: {command}"
 
 
-def check_root(config: Mapping, tree: str | os.PathLike, paper: Mapping | None = None) -> None:
+def check_root(config: Mapping, tree: str | os.PathLike, paper: Mapping | None = None, goal: str = "figures") -> None:
     """ConfigError (one line) when ``tree`` is the project root and ``config`` is not the paper's
     settings (``paper``: the validated ``config/config.yaml``): "paper" always names the root's
     figures, so the smoke settings and every variant build in a tree of their own."""
@@ -66,7 +68,12 @@ def check_root(config: Mapping, tree: str | os.PathLike, paper: Mapping | None =
         return
     changes = [change for change in differences(paper_settings, wanted) if change[1] is not None]
     what = f"the settings '{settings_name(config)}'" + (f" ({len(changes)} keys differ)" if changes else "")
+    command, base = settings_command(config, goal), base_config(config)
+    if command == make_command(goal, base) and base != PAPER_CONFIG:  # a config file's own settings
+        target = next((target for target, name in GOALS.items() if name == goal), "figures/all")
+        command += (
+            f" (or: snakemake {target} --directory {shown_path(default_workdir(base))} --configfile {shown_path(base)})"
+        )
     raise ConfigError(
-        f"the project root is the tree of the paper's settings, not of {what}; "
-        f"build them in their own tree: {root_command(config)}"
+        f"the project root is the tree of the paper's settings, not of {what}; build them in their own tree: {command}"
     )

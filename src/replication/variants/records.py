@@ -89,9 +89,16 @@ def differences(a: Mapping, b: Mapping) -> list[tuple[str, Any, Any]]:
     ]
 
 
-def assignment_text(changes: Iterable[tuple[str, Any, Any]]) -> str:
-    """``key=value ...`` of the b side of ``changes``: what SET= takes."""
-    return " ".join(f"{key}={json.dumps(new) if isinstance(new, str | list) else new}" for key, _, new in changes)
+def assignments_of(changes: Iterable[tuple[str, Any, Any]]) -> list[str]:
+    """``key=value`` of the b side of ``changes``, each value in YAML's flow style on one line (text
+    with spaces in double quotes, as SET splits on spaces): what SET= reads back as the same value."""
+    return [f"{key}={set_value(new)}" for key, _, new in changes]
+
+
+def set_value(value: Any) -> str:
+    if isinstance(value, str) and any(char.isspace() for char in value):
+        return json.dumps(value)
+    return yaml.safe_dump(value, default_flow_style=True, width=1 << 16).strip().removesuffix("\n...")
 
 
 def trees(root: str | os.PathLike = ".") -> dict[str, Path]:
