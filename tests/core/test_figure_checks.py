@@ -167,3 +167,27 @@ def test_tick_labels_on_each_other_are_an_error(tmp_path):
     fig, ax = panel()
     ax.set_xticks(np.linspace(0, 1, 40), [f"label {i}" for i in range(40)])
     fails(fig, tmp_path, r"overlap: 'panel' x-axis: tick labels 'label 0' and 'label 1' overlap")
+
+
+# The smoke trees
+
+
+@pytest.mark.pipeline
+@pytest.mark.parametrize(
+    "tree, manifest",
+    [("smoke_run", "all"), ("phase_smoke_run", "phase"), ("plateau_smoke_run", "plateau")],
+    ids=["figures/all", "figures/phase", "figures/plateau"],
+)
+def test_every_figure_of_the_smoke_trees_passes_the_checks(request, tree, manifest):
+    """A figure is written only once it passes the checks (a failing one fails its job, and the
+    tree's build): every figure the tree's manifest lists has its PNG, and no job logged a check's
+    error."""
+    import pandas as pd
+
+    workdir = request.getfixturevalue(tree)
+    listed = pd.read_csv(workdir / "figures" / manifest, sep="\t").path
+    figures = [path for path in listed if path.endswith(".pdf")]
+    assert figures, f"figures/{manifest} lists no figure"
+    assert [path for path in figures if not (workdir / path).with_suffix(".png").is_file()] == []
+    failed = [log for log in (workdir / "logs").rglob("*.log") if "ValueError: figures/" in log.read_text()]
+    assert failed == []
