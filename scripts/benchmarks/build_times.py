@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -34,12 +35,13 @@ from timings import job_table  # scripts/benchmarks/timings.py
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 SMOKE = ROOT / "config" / "smoke.yaml"
-# The steps in order: name -> (the command a reader types, the build's target or None for the tests)
+# The steps in order: name -> (the command a reader types, the build's target or None for the
+# tests, what the step starts from)
 STEPS = {
-    "smoke": ("make figures CONFIG=config/smoke.yaml", "figures/all"),
-    "phase_smoke": ("make phase CONFIG=config/smoke.yaml", "figures/phase"),
-    "plateau_smoke": ("make plateau CONFIG=config/smoke.yaml", "figures/plateau"),
-    "fast_tests": ('.venv/bin/python -m pytest -m "not pipeline" -n 2', None),
+    "smoke": ("make figures CONFIG=config/smoke.yaml", "figures/all", "from clean"),
+    "phase_smoke": ("make phase CONFIG=config/smoke.yaml", "figures/phase", "from clean"),
+    "plateau_smoke": ("make plateau CONFIG=config/smoke.yaml", "figures/plateau", "after the phase smoke"),
+    "fast_tests": ('.venv/bin/python -m pytest -m "not pipeline" -n 2', None, "in the checkout"),
 }
 
 
@@ -105,13 +107,19 @@ def rule_costs(workdir: Path, planned: dict[str, int], seen: set) -> dict:
     return {rule: {"jobs": entry["jobs"], "cpu_s": round(entry["cpu_s"], 2)} for rule, entry in rules.items()}
 
 
+def tests_run(output_tail: list[str]) -> str:
+    """``N tests`` from pytest's last line (passed, failed, skipped ... together): what the time is for."""
+    counts = re.findall(r"(\d+) (?:passed|failed|skipped|xfailed|xpassed|errors?)\b", " ".join(output_tail))
+    return f"{sum(int(n) for n in counts)} tests"
+
+
 def describe(name: str, step: dict) -> list[str]:
     """A measured step in words: its command, size, wall and CPU time, and what else ran."""
-    typed, target = STEPS[name]
+    typed, target, start = STEPS[name]
     what = f"{target}, {step['jobs']} jobs" if target else step["summary"]
     share = step["others_cpu_s"] / (step["wall_s"] * step["cpus"]) if step["wall_s"] else 0.0
     return [
-        f"`{typed}` from clean ({what}): **{step['wall_s'] / 60:.1f} min wall, {step['cpu_s'] / 60:.1f} CPU-min** "
+        f"`{typed}` {start} ({what}): **{step['wall_s'] / 60:.1f} min wall, {step['cpu_s'] / 60:.1f} CPU-min** "
         f"(user {step['user_s']:.0f} s, system {step['sys_s']:.0f} s)",
         f"  {step['date']}, {step['cpu_model']}, {step['cpus']} CPUs; meanwhile other work took "
         f"{step['others_cpu_s']:.0f} CPU-s ({share:.0%} of the machine), load average {step['load_before']:.2f} before",
@@ -132,7 +140,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="build-times-") as scratch:
         workdir = Path(args.workdir or scratch)
         for name in args.only:
-            typed, target = STEPS[name]
+            typed, target, _ = STEPS[name]
             if target:
                 planned = planned_jobs(workdir, target, args.cores)
                 step = measured(build_command(workdir, target, args.cores), ROOT)
@@ -141,13 +149,13 @@ def main() -> None:
                 step.update(settings="smoke", target=target, cores=int(args.cores))
             else:  # failing tests cost their time too: the summary says how many
                 step = measured([PYTHON, "-m", "pytest", "-m", "not pipeline", "-n", "2"], ROOT, check=False)
-                step["summary"] = step["output_tail"][0].strip("= ") if step["output_tail"] else "pytest"
+                step["summary"] = tests_run(step["output_tail"])
             del step["output_tail"]
             results[name] = {"command": typed, **machine, **step}
             for line in describe(name, results[name]):
                 print(line, flush=True)
-    if args.write:
-        write(args.write, results)
+            if args.write:  # after each step: a later step's failure keeps the earlier ones
+                write(args.write, {name: results[name]})
 
 
 def write(path: Path, results: dict) -> None:

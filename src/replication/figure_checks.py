@@ -12,6 +12,7 @@ import matplotlib.patches
 import matplotlib.pyplot as plt
 import matplotlib.text
 import numpy as np
+from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter
 from matplotlib.transforms import Bbox
 
 # A colour bar with a stretch this long (share of its length, ends included) between labelled
@@ -52,6 +53,23 @@ def _visible_labels(axis, renderer) -> list[tuple[float, matplotlib.text.Text]]:
     return shown
 
 
+def _major_labels(axis) -> list:
+    return [label for tick in axis.get_major_ticks() for label in (tick.label1, tick.label2)]
+
+
+def _named_ticks(axis) -> int | None:
+    """How many major ticks lie in the axis' view when its labels are names given with the ticks
+    (``set_xticks(positions, labels)``: categories, each to be labelled); None for a scale."""
+    formatter, locator = axis.get_major_formatter(), axis.get_major_locator()
+    # labels given with fixed ticks become a FuncFormatter over them, given alone a FixedFormatter
+    if not isinstance(formatter, FixedFormatter) and not (
+        isinstance(formatter, FuncFormatter) and isinstance(locator, FixedLocator)
+    ):
+        return None
+    low, high = sorted(axis.get_view_interval())
+    return sum(1 for location in axis.get_majorticklocs() if low <= location <= high)
+
+
 def _shares_labelled_axis(ax, which: str, renderer) -> bool:
     """Whether a sibling sharing ``ax``'s x or y axis labels it (shared axes label the outer panels)."""
     group = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
@@ -63,8 +81,9 @@ def _shares_labelled_axis(ax, which: str, renderer) -> bool:
 
 
 def tick_problems(fig: plt.Figure) -> list[str]:
-    """Axes of 2-D panels and colour bars with fewer than 2 labelled ticks over their visible range,
-    and colour bars with a long stretch (``COLOUR_BAR_GAP``) that no labelled tick marks."""
+    """Axes of 2-D panels and colour bars with fewer than 2 labelled ticks over their visible range
+    (a scale needs two to be read; an axis of named ticks, categories, needs each named), and
+    colour bars with a long stretch (``COLOUR_BAR_GAP``) that no labelled tick marks."""
     renderer = fig.canvas.get_renderer()
     problems = []
     for ax in fig.axes:
@@ -77,9 +96,14 @@ def tick_problems(fig: plt.Figure) -> list[str]:
                 continue
             shown = _visible_labels(axis, renderer)
             what = f"{axes_name(ax)}{f' {which}-axis' if which else ''}"
-            if len(shown) < 2:
-                if which and not shown and _shares_labelled_axis(ax, which, renderer):
-                    continue
+            if which and not shown and _shares_labelled_axis(ax, which, renderer):
+                continue
+            named = _named_ticks(axis) if which else None
+            if named is not None:  # categories: each tick its name, however few
+                unnamed = named - len([share for share, label in shown if label in _major_labels(axis)])
+                if unnamed or not named:
+                    problems.append(f"{what}: {unnamed} of {named} named ticks without a label")
+            elif len(shown) < 2:  # a scale: two labels to read it by
                 problems.append(f"{what}: {len(shown)} labelled tick{'s' * (len(shown) != 1)} (at least 2 needed)")
             elif colour_bar is not None:
                 marks = np.sort([0.0, 1.0] + [share for share, _ in shown])
@@ -109,7 +133,7 @@ def _points_inside(points: np.ndarray, transform, ax) -> bool:
 
 def shows_something_inside(artist, ax, renderer) -> bool:
     """Whether ``artist`` draws anything visible inside ``ax``'s limits: a line or scatter point
-    there, or a patch or collection whose drawn extent overlaps the axes' box."""
+    there, or a patch or collection whose drawn extent meets the axes' box."""
     if not artist.get_visible() or artist.get_alpha() == 0:
         return False
     if isinstance(artist, matplotlib.lines.Line2D):
@@ -117,9 +141,8 @@ def shows_something_inside(artist, ax, renderer) -> bool:
     if isinstance(artist, matplotlib.collections.PathCollection):
         return _points_inside(artist.get_offsets(), artist.get_offset_transform(), ax)
     if isinstance(artist, matplotlib.patches.Patch | matplotlib.collections.Collection):
-        extent = artist.get_window_extent(renderer)
-        overlap = Bbox.intersection(extent, ax.bbox)
-        return overlap is not None and overlap.width > 0 and overlap.height > 0
+        # within the axes' box, touching counts: a bar of length 0 there shows its value, 0
+        return Bbox.intersection(artist.get_window_extent(renderer), ax.bbox) is not None
     return True  # an artist of another kind: not judged
 
 

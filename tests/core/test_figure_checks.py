@@ -39,14 +39,22 @@ def saves(fig, tmp_path):
     [
         (lambda ax: ax.set_yticks([]), r"'panel' y-axis: 0 labelled ticks"),
         (lambda ax: ax.set_xticks([0.5]), r"'panel' x-axis: 1 labelled tick \(at least 2 needed\)"),
-        (lambda ax: ax.set_yticklabels([]), r"'panel' y-axis: 0 labelled ticks"),
+        (lambda ax: ax.set_yticks([0.5, 0.55, 0.6], ["", "", ""]), r"'panel' y-axis: 3 of 3 named ticks without"),
+        (lambda ax: ax.set_yticks([0.5, 0.55, 0.6], ["low", "", "high"]), r"'panel' y-axis: 1 of 3 named ticks"),
     ],
-    ids=["no ticks", "one tick", "ticks without labels"],
+    ids=["no ticks", "one tick", "names left empty", "a name left out"],
 )
 def test_an_axis_without_two_labelled_ticks_is_an_error(tmp_path, break_it, problem):
     fig, ax = panel()
     break_it(ax)
     fails(fig, tmp_path, r"fig\.pdf: ticks: " + problem)
+
+
+def test_one_named_category_is_a_labelled_axis(tmp_path):
+    fig, ax = panel()
+    ax.barh([0], [0.7], label="share")
+    ax.set_yticks([0], ["(0.8, 0.3)"])
+    saves(fig, tmp_path)
 
 
 def test_panels_sharing_an_axis_are_labelled_on_the_outer_one(tmp_path):
@@ -96,6 +104,7 @@ def test_a_legend_entry_with_nothing_inside_its_axes_is_an_error(tmp_path):
     ax.scatter([0.5], [40.0], label="a point above")
     ax.fill_between([0, 1], [30, 30], [31, 31], label="a band above")
     ax.bar([0.5], [0.1], bottom=50, label="a bar above")
+    ax.bar([0.5], [0.0], bottom=0.5, label="a bar of length 0 inside")  # shows its value: listed
     ax.plot([0, 1], [0.5, 0.6], label="hidden", visible=False)
     ax.plot([0, 1], [30.0, 31.0])  # no label: not in the legend, may lie outside
     ax.set_ylim(0.4, 0.7)
