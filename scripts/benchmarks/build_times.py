@@ -173,7 +173,7 @@ def write(path: Path, results: dict) -> None:
     command, bullets = report_body("scripts/benchmarks/build_times.py", lines, None)
     header = [
         "<!-- written by scripts/benchmarks/build_times.py --write; do not edit -->",
-        f"The README's commands timed from clean (CPU time of every process a step started, from the kernel), "
+        "The README's commands timed (CPU time of every process a step started, from the kernel), "
         f"last written by `{command}`:",
         "",
     ]
