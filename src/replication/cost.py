@@ -3,9 +3,10 @@ of the target in its tree, its jobs per rule, and their CPU time from the per-jo
 rules measured at the same base settings (``docs/measurements/build_times.json``, written by
 ``scripts/benchmarks/build_times.py``).
 
-A rule's cost per job is its CPU time in Snakemake's benchmark files of a measured build from clean,
-scaled so that the build's rules add up to the kernel's count of the whole build (which also holds
-Snakemake's own start-ups and what the benchmark files miss). A variant is costed at its base's
+A rule's cost per job is its jobs' CPU time in Snakemake's benchmark files of a measured build,
+plus an even share of what those files do not count (the kernel's count of the whole build less
+theirs: Snakemake's own start-ups, rules without benchmark files), so that a build's jobs add up to
+its measured total. A variant is costed at its base's
 per-job costs (its settings may make a job dearer or cheaper); rules never measured at the base
 settings are named and left out of the sum.
 """
@@ -44,12 +45,12 @@ def per_job_costs(measurements: Mapping, settings: str) -> dict[str, float]:
     costs = {}
     for run in measurements.get("runs", {}).values():
         rules = run.get("rules") or {}
-        counted = sum(rule["cpu_s"] for rule in rules.values())
-        if run.get("settings") != settings or not counted:
+        jobs = sum(rule["jobs"] for rule in rules.values())
+        if run.get("settings") != settings or not jobs:
             continue
-        scale = run["cpu_s"] / counted
+        uncounted = max(0.0, run["cpu_s"] - sum(rule["cpu_s"] for rule in rules.values())) / jobs
         for name, rule in rules.items():
-            costs[name] = rule["cpu_s"] * scale / rule["jobs"]
+            costs[name] = rule["cpu_s"] / rule["jobs"] + uncounted
     return costs
 
 
