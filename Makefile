@@ -26,7 +26,7 @@ ENSEMBLE_TARGETS ?= figures/all
 # line naming it (replication.pipeline_run; --make-goal: the command is `make <this goal> ...`).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --make-goal $@ --
 
-.PHONY: env lock figures test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-phase bless-plateau timings mutation compare sweep phase plateau
+.PHONY: env lock figures cost test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-phase bless-plateau timings mutation compare sweep phase plateau
 
 env: $(VENV)/.installed
 
@@ -53,6 +53,16 @@ BUILD = $(if $(strip $(VARIANT)$(SET)),$(VARIANT_RUN) $(1) --cores $(CORES),$(PI
 
 figures: env
 	$(call BUILD,figures/all)
+
+# The dry run of a build: the jobs `make figures` (TARGET=figures/phase or figures/plateau for
+# those) would run in CONFIG's tree, or in variants/$(VARIANT) once laid out, and about how many
+# CPU-minutes they take, from the per-rule costs scripts/benchmarks/build_times.py measured
+# (docs/measurements/build_times.md). Runs nothing.
+TARGET ?= figures/all
+cost: env
+	$(BIN)/python -m replication.cost --directory $(if $(VARIANT),variants/$(VARIANT),$(WORKDIR)) \
+		--configfile $(abspath $(CONFIG)) $(if $(VARIANT),--configfile $(abspath variants/$(VARIANT)/variant.yaml)) \
+		-- $(TARGET) --cores $(CORES)
 
 # B against A (paper, reference, reference/<set>, a variant's name or a folder): settings that differ,
 # claims whose verdict changed, figures that moved beyond numerical noise; compare/<A>-vs-<B>/report.html.

@@ -9,13 +9,11 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless and deterministic on every machine
 
-import matplotlib.collections  # noqa: E402
-import matplotlib.lines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from .figure_checks import figure_problems  # noqa: E402
 from .io import atomic_path, write_csv  # noqa: E402
 from .paths import figure_paths  # noqa: E402  (part of this module's interface)
 
@@ -47,70 +45,23 @@ def apply_style() -> None:
     )
 
 
-def legend_entries_off_axes(fig: plt.Figure) -> list[str]:
-    """Legend entries (of each axes' legend) none of whose plotted points lies inside the axes: a
-    legend would list them and the figure show nothing. Lines and scatter points of 2-D axes are
-    checked, in whatever coordinates they were drawn (data, axes or blended, any scale)."""
-    off = []
-    for ax in fig.axes:
-        # 3-D axes project their data with the view: their legends are not checked here.
-        if ax.get_legend() is None or ax.name != "rectilinear":
-            continue
-        to_axes = ax.transAxes.inverted()
-        for artist, label in zip(*ax.get_legend_handles_labels()):
-            if isinstance(artist, matplotlib.lines.Line2D):
-                points, transform = artist.get_xydata(), artist.get_transform()
-            elif isinstance(artist, matplotlib.collections.PathCollection):
-                points, transform = artist.get_offsets(), artist.get_offset_transform()
-            else:
-                continue
-            points = np.asarray(points, dtype=float).reshape(-1, 2)
-            points = points[np.isfinite(points).all(axis=1)]
-            inside = False
-            if len(points):
-                u, v = to_axes.transform(transform.transform(points)).T
-                inside = bool(np.any((u >= -1e-9) & (u <= 1 + 1e-9) & (v >= -1e-9) & (v <= 1 + 1e-9)))
-            if not inside:
-                off.append(f"{ax.get_title() or 'axes'}: {label!r}")
-    return off
-
-
-def content_outside_canvas(fig: plt.Figure, tolerance_inches: float = 0.02) -> list[str]:
-    """The sides of the canvas that the drawn content (text, legends, axes) crosses: with a fixed
-    canvas such content would be cut off, so the figure's layout must make room for it."""
-    fig.canvas.draw()
-    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
-    width, height = fig.get_size_inches()
-    sides = {
-        "left": -drawn.x0,
-        "bottom": -drawn.y0,
-        "right": drawn.x1 - width,
-        "top": drawn.y1 - height,
-    }
-    return [f"{side} by {excess:.2f} in" for side, excess in sides.items() if excess > tolerance_inches]
-
-
 def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame | None = None) -> dict[str, Path]:
     """Write ``fig`` as PDF and PNG (fixed dpi, no volatile metadata) and ``data`` as CSV.
 
     Every figure of the project goes through this function, so that each has its tidy data
     next to it and reruns on the same data are byte-identical. The PNG is exactly the figure's
     size times ``PNG_DPI`` pixels (no tight box), so a longer title or label never changes the
-    image's size and an image diff always compares like with like. Content that would be cut
-    off at the canvas's edge gets matplotlib's tight layout once and is an error if it still
-    would be, as is a legend entry whose data lies wholly outside its axes (the figure would
-    list a curve it does not show).
+    image's size and an image diff always compares like with like.
+
+    A figure that would not read at a glance is an error naming the figure, the axes and the
+    problem (``figure_checks.figure_problems``): an axis or colour bar without labelled ticks, a
+    legend entry that shows nothing, text over tick labels or cut off at the canvas's edge. Text
+    out of place gets matplotlib's tight layout once before that verdict.
     """
-    problems = []
-    off = legend_entries_off_axes(fig)
-    if off:
-        problems.append(f"legend entries with no data inside their axes: {'; '.join(off)}")
-    outside = content_outside_canvas(fig)
-    if outside:  # a figure laid out by hand, or not at all: matplotlib's tight layout, once
-        fig.tight_layout()
-        outside = content_outside_canvas(fig)
-    if outside:
-        problems.append(f"content crosses the canvas ({', '.join(outside)}): make room in the layout")
+    problems = figure_problems(fig)
+    if any(problem.startswith(("canvas:", "overlap:")) for problem in problems):
+        fig.tight_layout()  # a figure laid out by hand, or not at all: matplotlib's layout, once
+        problems = figure_problems(fig)
     if problems:
         plt.close(fig)
         raise ValueError(f"{pdf_path}: {'; '.join(problems)}")

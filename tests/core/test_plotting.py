@@ -91,52 +91,6 @@ def test_no_partial_file_on_failure(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
-def test_a_legend_entry_with_no_data_inside_its_axes_is_an_error(tmp_path):
-    import matplotlib.pyplot as plt
-
-    apply_style()
-    fig, ax = plt.subplots()
-    ax.plot([0, 1], [0.5, 0.6], label="inside")
-    ax.plot([0, 1], [18.0, 23.0], label="far above")
-    ax.axhline(0.55, label="reference")  # drawn in axes coordinates along x: inside
-    ax.scatter([0.5], [40.0], label="a point above")
-    ax.plot([0, 1], [30.0, 31.0])  # no label: not in the legend, may lie outside
-    ax.set_ylim(0.4, 0.7)
-    ax.set_title("panel")
-    ax.legend()
-    with pytest.raises(
-        ValueError,
-        match=r"fig\.pdf: legend entries with no data inside their axes: "
-        r"panel: 'far above'; panel: 'a point above'$",
-    ):
-        save_figure(fig, tmp_path / "fig.pdf")
-    assert not list(tmp_path.iterdir()), "nothing written"
-
-
-def test_a_curve_that_enters_the_axes_anywhere_counts_as_shown(tmp_path):
-    import matplotlib.pyplot as plt
-
-    apply_style()
-    fig, ax = plt.subplots()
-    ax.plot([0, 1, 2], [20.0, 0.5, np.nan], label="comes down")
-    ax.set_yscale("log")
-    ax.set_ylim(0.1, 1.0)
-    ax.legend()
-    assert save_figure(fig, tmp_path / "fig.pdf")["png"].is_file()
-
-
-def test_three_dimensional_axes_are_left_to_their_view(tmp_path):
-    import matplotlib.pyplot as plt
-
-    apply_style()
-    fig = plt.figure()
-    ax = fig.add_subplot(projection="3d")
-    ax.plot([0, 1], [0, 1], [50, 60], label="out of the z-range")
-    ax.set_zlim(0, 1)
-    ax.legend()
-    assert save_figure(fig, tmp_path / "fig.pdf")["png"].is_file()
-
-
 def test_content_a_layout_can_fit_gets_the_tight_layout(tmp_path):
     """A figure laid out by hand (or not at all) whose legend or labels cross the canvas is laid out
     once by matplotlib and saved at its fixed size."""

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib.colors import TwoSlopeNorm
+from matplotlib.colors import Colormap, ListedColormap, Normalize, TwoSlopeNorm
+from matplotlib.ticker import MaxNLocator
 
 from .data import IRRELEVANT, RELEVANT, ROLE_NAMES, WEAK_ALIGNED, WEAK_OPPOSITE
 from .metrics import final_roles, relevant_probability
 
 CLASS_COLOURS = {1: "C0", -1: "C1"}
+# Tick labels a heatmap panel (about 4 x 3.5 inches of cells) has room for along each axis.
+MAX_X_LABELS, MAX_Y_LABELS = 10, 20
 # Legend labels of the token roles (the paper's notation)
 ROLE_LABELS = {
     RELEVANT: r"Relevant $\mathcal{R}$",
@@ -197,6 +201,22 @@ def _outline(ax, table: pd.DataFrame, verdicts: pd.Series) -> None:
             ax.add_patch(plt.Rectangle(corner, 1, 1, fill=False, edgecolor="red", lw=1.5))
 
 
+def centred_scale(values: np.ndarray, centre: float, cmap: str) -> tuple[Colormap, Normalize, list[float]]:
+    """A diverging colour scale white at ``centre`` and the colour bar's ticks: with values on both
+    sides each half of the bar spans one side (ticks on both halves, however short one side is in
+    values); with values on one side only, the bar is that side's half of ``cmap``, from white."""
+    low, high = float(np.nanmin(values)), float(np.nanmax(values))
+    colours = plt.get_cmap(cmap)
+    if low < centre < high:
+        below = MaxNLocator(nbins=4, steps=[1, 2, 5, 10]).tick_values(low, centre)
+        above = MaxNLocator(nbins=4, steps=[1, 2, 5, 10]).tick_values(centre, high)
+        ticks = sorted({float(t) for t in (*below, *above) if low <= t <= high} | {centre})
+        return colours, TwoSlopeNorm(vcenter=centre, vmin=low, vmax=high), ticks
+    half = np.linspace(0.5, 1.0, 128) if low >= centre else np.linspace(0.0, 0.5, 128)
+    vmin, vmax = (centre, max(high, centre + 1e-9)) if low >= centre else (min(low, centre - 1e-9), centre)
+    return ListedColormap(colours(half)), Normalize(vmin=vmin, vmax=vmax), None
+
+
 def heatmaps(
     grid: pd.DataFrame,
     panels: list[dict],
@@ -214,21 +234,21 @@ def heatmaps(
     held = {}
     for ax, panel in zip(axes[0], panels):
         table = _pivot(grid, panel["column"], statistic)
-        norm = None
+        cmap, norm, ticks = panel.get("cmap", "viridis"), None, None
         if "centre" in panel:
-            low, high = np.nanmin(table.values), np.nanmax(table.values)
-            centre = panel["centre"]
-            norm = TwoSlopeNorm(vcenter=centre, vmin=min(low, centre - 1e-9), vmax=max(high, centre + 1e-9))
+            cmap, norm, ticks = centred_scale(table.values, panel["centre"], cmap)
         sns.heatmap(
             table,
             ax=ax,
-            cmap=panel.get("cmap", "viridis"),
+            cmap=cmap,
             norm=norm,
             square=False,
-            cbar_kws={"label": panel.get("label", panel["column"])},
-            xticklabels=2,
-            yticklabels=2,
+            cbar_kws={"label": panel.get("label", panel["column"]), "ticks": ticks, "format": "%g"},
+            # every cell labelled where the labels fit side by side, else every k-th
+            xticklabels=math.ceil(table.shape[1] / MAX_X_LABELS),
+            yticklabels=math.ceil(table.shape[0] / MAX_Y_LABELS),
         )
+        ax.tick_params(axis="both", labelrotation=0)
         held[panel["column"]] = panel_verdicts(verdicts, panel["column"])
         _outline(ax, table, held[panel["column"]])
         outlined = " (red: a claim fails)" if len(held[panel["column"]]) else ""

@@ -80,7 +80,8 @@ class PQGrid:
 
 def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.Figure, pd.DataFrame]:
     """One row per init, one column per measure; each cell's value written in it, unresolvable
-    cells hatched ("n/r": the gap is below the noise, no verdict), cells whose claim on the
+    cells hatched ("n/r": the gap is below the noise, no verdict), a median plateau length marked as
+    a lower bound where most seeds never escaped (``median_label``), cells whose claim on the
     canonical prediction fails (most seeds contradict it: ``replication.claims.cell_holds``, the
     claims' rule) outlined in red; the line p + q = 1 dashed. The data carries per cell the claim
     a panel outlines by and its verdict (``claim``, ``claim_holds``)."""
@@ -93,8 +94,11 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
         frame = cells[cells.init == init]
         for c, (column, title) in enumerate(HEATMAP_PANELS):
             ax = axes[r, c]
-            values = grid.values(frame[frame.resolvable], column)  # unresolvable cells: grey and hatched below
             fraction = column != "median_plateau"
+            shown = frame[frame.resolvable]  # unresolvable cells: grey and hatched below
+            if not fraction:  # no length to colour where the loss had not come down to the plateau
+                shown = shown.assign(median_plateau=shown.median_plateau.where(~still_falling(shown)))
+            values = grid.values(shown, column)
             image = ax.pcolormesh(
                 grid.p_edges,
                 grid.q_edges,
@@ -114,8 +118,10 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                     label, ink = "n/r", "black"
                 else:
                     # fractions of seeds as counts: "2/3" not escaped
-                    label = f"{round(value * row.seeds)}/{row.seeds}" if fraction else f"{value:.0f}"
-                    ink = "black" if value / (1 if fraction else horizon) > 0.6 else "white"  # dark on viridis' yellow
+                    label = f"{round(value * row.seeds)}/{row.seeds}" if fraction else median_label(row)
+                    # dark ink on viridis' yellow and on an uncoloured cell
+                    coloured = fraction or not still_falling(row)
+                    ink = "black" if not coloured or value / (1 if fraction else horizon) > 0.6 else "white"
                     if verdict is False:
                         ax.add_patch(grid.box(row.p, row.q, fill=False, color="red", lw=1.5))
                 ax.text(row.p, row.q, label, ha="center", va="center", fontsize=5.5, color=ink)
@@ -126,6 +132,7 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
                         "q": row.q,
                         "measure": column,
                         "value": value,
+                        "label": label,
                         "resolvable": row.resolvable,
                         "predicted_on_plateau": predicted,
                         "claim": check.claim if check else None,
@@ -136,11 +143,27 @@ def phase_heatmaps(cells: pd.DataFrame, window: int, horizon: int) -> tuple[plt.
             grid.axes(ax, f"{INIT_LABELS.get(init, init)}: {measure}\n{_prediction(init)}")
     fig.suptitle(
         "Phase diagram: dashed p + q = 1; red: most seeds contradict the canonical model's prediction "
-        "(plateau; entropy rate by the horizon); grey n/r: gap below the noise (no verdict)",
+        "(plateau; entropy rate by the horizon); grey n/r: gap below the noise (no verdict)\n"
+        "median plateau length: \u2265 where half the seeds or more never escaped (a lower bound); "
+        f"'still falling': the loss had not yet come down to the plateau by step {horizon}",
         fontsize=9,
     )
     fig.tight_layout()
     return fig, pd.DataFrame(rows)
+
+
+def still_falling(cells):
+    """Cells (a cells.csv row or frame) whose median run never came down to the plateau: half the
+    seeds or more never escaped and the median plateau length is 0 (its drop never ended)."""
+    return (2 * cells.censored >= cells.seeds) & (cells.median_plateau == 0)
+
+
+def median_label(row) -> str:
+    """A cell's median plateau length as written in it: a lower bound where half the seeds or more
+    never escaped (their plateau lasts at least to their last step), words where it never began."""
+    if still_falling(row):
+        return "still\nfalling"
+    return f"\u2265{row.median_plateau:.0f}" if 2 * row.censored >= row.seeds else f"{row.median_plateau:.0f}"
 
 
 def cell_verdict(row, init: str, column: str) -> tuple[PredictionCheck | None, bool | None]:

@@ -1,0 +1,184 @@
+"""What the README's commands cost: the smoke build, the phase and plateau smoke builds on top of
+it, and the fast tests, each timed from clean with the kernel's counts. It prints numbers and
+writes them; it asserts nothing.
+
+    .venv/bin/python scripts/benchmarks/build_times.py [--cores 2] [--workdir DIR] [--only smoke ...]
+        [--write docs/measurements/build_times]
+
+Each step runs as its command does: the builds through ``replication.pipeline_run`` (what
+``make figures CONFIG=config/smoke.yaml``, ``make phase ...`` and ``make plateau ...`` run) in one
+scratch tree, one after the other (the plateau reads the phase grid); the tests as the README
+gives them. Per step: wall time, CPU time of every process it started (user + system,
+``resource.getrusage`` of the children), the load average before it and the CPU time other work
+took meanwhile (the machine's busy time in /proc/stat less the step's own), and for a build its
+jobs per rule with their CPU time from Snakemake's benchmark files. ``--write PATH`` writes
+``PATH.json`` (read by ``replication.cost`` for ``make cost`` and by the README's and docs' tests)
+and ``PATH.md`` (the same in words, included by docs/performance.md); steps measured before and
+not now stay in them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from timings import job_table  # scripts/benchmarks/timings.py
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+SMOKE = ROOT / "config" / "smoke.yaml"
+# The steps in order: name -> (the command a reader types, the build's target or None for the
+# tests, what the step starts from)
+STEPS = {
+    "smoke": ("make figures CONFIG=config/smoke.yaml", "figures/all", "from clean"),
+    "phase_smoke": ("make phase CONFIG=config/smoke.yaml", "figures/phase", "from clean"),
+    "plateau_smoke": ("make plateau CONFIG=config/smoke.yaml", "figures/plateau", "after the phase smoke"),
+    "fast_tests": ('.venv/bin/python -m pytest -m "not pipeline" -n 2', None, "in the checkout"),
+}
+
+
+def busy_cpu_seconds() -> float:
+    """CPU time the whole machine has spent busy since boot (every process's, /proc/stat)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def measured(command: list[str], cwd: Path, check: bool = True) -> dict:
+    """Run ``command``; its wall time, its processes' CPU time (user, system) and the CPU time
+    the rest of the machine took meanwhile. With ``check``, exits with its output if it fails."""
+    load = os.getloadavg()[0]
+    before, busy_before, start = resource.getrusage(resource.RUSAGE_CHILDREN), busy_cpu_seconds(), time.perf_counter()
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after, busy_after = resource.getrusage(resource.RUSAGE_CHILDREN), busy_cpu_seconds()
+    if check and result.returncode:
+        sys.exit(f"{' '.join(command)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}")
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+    return {
+        "wall_s": round(wall, 1),
+        "cpu_s": round(user + system, 1),
+        "user_s": round(user, 1),
+        "sys_s": round(system, 1),
+        "others_cpu_s": round(max(0.0, busy_after - busy_before - user - system), 1),
+        "load_before": round(load, 2),
+        "output_tail": result.stdout.strip().splitlines()[-1:] if result.stdout.strip() else [],
+    }
+
+
+def snakemake_args(target: str, cores: str) -> list[str]:
+    return [target, "--cores", cores, "--configfile", str(SMOKE)]
+
+
+def build_command(workdir: Path, target: str, cores: str) -> list[str]:
+    """What ``make figures CONFIG=config/smoke.yaml`` (``phase``, ``plateau``) runs: under the run lock."""
+    return [PYTHON, "-m", "replication.pipeline_run", "--directory", str(workdir), "--", *snakemake_args(target, cores)]
+
+
+def planned_jobs(workdir: Path, target: str, cores: str) -> dict[str, int]:
+    """Jobs per rule that the build of ``target`` will run (Snakemake's dry run, as ``make cost``)."""
+    from replication.cost import planned_jobs as jobs_of_dry_run
+    from replication.snakemake_command import snakemake_command
+
+    dry_run = snakemake_command(workdir, *snakemake_args(target, cores), "--dry-run", "--quiet", "rules")
+    result = subprocess.run(dry_run, cwd=ROOT, capture_output=True, text=True, check=True)
+    return jobs_of_dry_run(result.stdout + result.stderr)
+
+
+def rule_costs(workdir: Path, planned: dict[str, int], seen: set) -> dict:
+    """Per rule the build ran: its jobs and their CPU-s in Snakemake's benchmark files (not in
+    ``seen``); a rule without benchmark files gets 0 CPU-s (its time is in the build's total)."""
+    benchmarks = workdir / "benchmarks"
+    jobs = job_table(benchmarks) if benchmarks.is_dir() else None
+    rules = {rule: {"jobs": count, "cpu_s": 0.0} for rule, count in planned.items()}
+    for row in [] if jobs is None else jobs.itertuples():
+        if (row.rule, row.job) in seen:
+            continue
+        seen.add((row.rule, row.job))
+        rules.setdefault(row.rule, {"jobs": 0, "cpu_s": 0.0})["cpu_s"] += row.cpu_s
+    return {rule: {"jobs": entry["jobs"], "cpu_s": round(entry["cpu_s"], 2)} for rule, entry in rules.items()}
+
+
+def tests_run(output_tail: list[str]) -> str:
+    """``N tests`` from pytest's last line (passed, failed, skipped ... together): what the time is for."""
+    counts = re.findall(r"(\d+) (?:passed|failed|skipped|xfailed|xpassed|errors?)\b", " ".join(output_tail))
+    return f"{sum(int(n) for n in counts)} tests"
+
+
+def describe(name: str, step: dict) -> list[str]:
+    """A measured step in words: its command, size, wall and CPU time, and what else ran."""
+    typed, target, start = STEPS[name]
+    what = f"{target}, {step['jobs']} jobs" if target else step["summary"]
+    share = step["others_cpu_s"] / (step["wall_s"] * step["cpus"]) if step["wall_s"] else 0.0
+    return [
+        f"`{typed}` {start} ({what}): **{step['wall_s'] / 60:.1f} min wall, {step['cpu_s'] / 60:.1f} CPU-min** "
+        f"(user {step['user_s']:.0f} s, system {step['sys_s']:.0f} s)",
+        f"  {step['date']}, {step['cpu_model']}, {step['cpus']} CPUs; meanwhile other work took "
+        f"{step['others_cpu_s']:.0f} CPU-s ({share:.0%} of the machine), load average {step['load_before']:.2f} before",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cores", default="2")
+    parser.add_argument("--workdir", help="build here and keep the tree (default: a scratch directory)")
+    parser.add_argument("--only", nargs="+", choices=list(STEPS), default=list(STEPS))
+    parser.add_argument("--write", type=Path, help="PATH: write PATH.json and PATH.md")
+    args = parser.parse_args()
+    from replication.provenance import cpu_model
+
+    machine = {"date": time.strftime("%Y-%m-%d"), "cpu_model": cpu_model(), "cpus": os.cpu_count()}
+    results, seen = {}, set()
+    with tempfile.TemporaryDirectory(prefix="build-times-") as scratch:
+        workdir = Path(args.workdir or scratch)
+        for name in args.only:
+            typed, target, _ = STEPS[name]
+            if target:
+                planned = planned_jobs(workdir, target, args.cores)
+                step = measured(build_command(workdir, target, args.cores), ROOT)
+                step["rules"] = rule_costs(workdir, planned, seen)
+                step["jobs"] = sum(rule["jobs"] for rule in step["rules"].values())
+                step.update(settings="smoke", target=target, cores=int(args.cores))
+            else:  # failing tests cost their time too: the summary says how many
+                step = measured([PYTHON, "-m", "pytest", "-m", "not pipeline", "-n", "2"], ROOT, check=False)
+                step["summary"] = tests_run(step["output_tail"])
+            del step["output_tail"]
+            results[name] = {"command": typed, **machine, **step}
+            for line in describe(name, results[name]):
+                print(line, flush=True)
+            if args.write:  # after each step: a later step's failure keeps the earlier ones
+                write(args.write, {name: results[name]})
+
+
+def write(path: Path, results: dict) -> None:
+    """``path``.json: the steps measured now over those measured before (kept); ``path``.md: every
+    step of it in words."""
+    from phase_diagram import report_body  # the benchmarks' one Markdown writer
+
+    from replication.io import write_text
+
+    json_path = path.with_suffix(".json")
+    runs = json.loads(json_path.read_text())["runs"] if json_path.is_file() else {}
+    runs.update(results)
+    write_text(json.dumps({"runs": runs}, indent=1, sort_keys=True) + "\n", json_path)
+    lines = [line for name in STEPS if name in runs for line in describe(name, runs[name])]
+    command, bullets = report_body("scripts/benchmarks/build_times.py", lines, None)
+    header = [
+        "<!-- written by scripts/benchmarks/build_times.py --write; do not edit -->",
+        "The README's commands timed (CPU time of every process a step started, from the kernel), "
+        f"last written by `{command}`:",
+        "",
+    ]
+    write_text("\n".join(header + bullets) + "\n", path.with_suffix(".md"))
+
+
+if __name__ == "__main__":
+    main()
