@@ -51,7 +51,14 @@ def test_training_again_gives_the_phase_runs_parameters_at_the_points():
     points = pd.DataFrame({"seed": [3, 3], "step": [12, 30], "kind": ["fixed", "fixed"]})
     again = train_to_points(settings, points, progress=False)
     for index, step in enumerate(phase_run.checkpoints["step"]):
-        parameters = point_parameters(again, 3, int(step))
+        kept = point_parameters(again, 3, int(step))
+        parameters = {k: v for k, v in kept.items() if k in phase_run.checkpoints}  # beside AdamW's state
         assert set(parameters) == {k for k in phase_run.checkpoints if k != "step"}
+        assert {k for k in kept if k not in parameters} == {
+            *(f"{moment}.{name}" for moment in ("exp_avg", "exp_avg_sq") for name in parameters),
+            "adam_step",
+            "adam_lr",
+        }
+        assert kept["adam_step"] == step
         for name, value in parameters.items():
             assert np.array_equal(value, phase_run.checkpoints[name][index]), (step, name)

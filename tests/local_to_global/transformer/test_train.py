@@ -278,7 +278,8 @@ def test_fig4_names_a_curve_above_its_axis_in_a_note_not_in_the_legend():
     """The fixed y-range keeps the two reference losses readable; a curve that never comes down into
     it (our init in a short smoke run) is not a legend entry but a note with its range."""
     from replication.papers.local_to_global.transformer.plots import loss_curves
-    from replication.plotting import apply_style, legend_entries_off_axes
+    from replication.figure_checks import legend_problems
+    from replication.plotting import apply_style
 
     apply_style()
     steps = np.arange(0, 61)
@@ -298,5 +299,5 @@ def test_fig4_names_a_curve_above_its_axis_in_a_note_not_in_the_legend():
     labels = ax.get_legend_handles_labels()[1]
     assert labels[0] == "standard init (2 seeds)" and not any("our init" in label for label in labels)
     assert [text.get_text() for text in ax.texts] == ["our init (2 seeds): loss 18.0 to 23.0, above the axis"]
-    assert legend_entries_off_axes(fig) == []
+    assert legend_problems(fig) == []
     assert set(data.init) == {"standard", "ours"}  # the data keeps the curve
