@@ -19,12 +19,10 @@ BASE_FILES = {"paper": [], "smoke": [ROOT / "config" / "smoke.yaml"]}
 # Sets whose record differs from today's settings of their name: each passes (and its marker must
 # go) once the set is re-blessed.
 STALE = {
-    "config": "plateau.escape.*, plateau.hessian.{batch_size,dtype,tol} and plateau.points changed "
-    "since the set was blessed: re-blessed with make bless-config",
+    "config": "plateau.* (escape, growth, hessian, points) changed since the set was blessed: "
+    "re-blessed with make bless-config",
     "phase": "schema changes since the set was blessed (benign_overfitting.claims.*, phase.window, "
     "transformer.claims.plateau, plateau.*): re-blessed with make bless-phase",
-    "smoke": "plateau.escape.* and plateau.hessian.{dtype,tol} changed since the set was blessed: "
-    "re-blessed with make bless-smoke",
 }
 
 
