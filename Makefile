@@ -97,12 +97,12 @@ bless-phase: env
 
 # The plateau analysis's reference set from the finished run in PLATEAU_DIR (figures/reference/plateau:
 # its figures, findings, claims, provenance, settings), then that run's cost from the kernel's counts
-# (docs/measurements/plateau_run.md) from PLATEAU_DIR/time.txt, a /usr/bin/time -v report of the run,
-# and PLATEAU_DIR/phase_time.txt, the phase grid's, if there.
+# (docs/measurements/plateau_run.md) from PLATEAU_DIR/time*.txt, /usr/bin/time -v reports of the run
+# (one per part of a run stopped and resumed), and PLATEAU_DIR/phase_time.txt, the phase grid's, if there.
 PLATEAU_DIR ?= variants/plateau
 bless-plateau: env
 	$(BIN)/python -m replication.diff.bless --manifest plateau $(PLATEAU_DIR) figures/reference/plateau
-	$(BIN)/python scripts/benchmarks/plateau_cost.py --directory $(PLATEAU_DIR) --time $(PLATEAU_DIR)/time.txt \
+	$(BIN)/python scripts/benchmarks/plateau_cost.py --directory $(PLATEAU_DIR) --time $(sort $(wildcard $(PLATEAU_DIR)/time*.txt)) \
 		$(if $(wildcard $(PLATEAU_DIR)/phase_time.txt),--phase-time $(PLATEAU_DIR)/phase_time.txt) \
 		--write docs/measurements/plateau_run.md
 

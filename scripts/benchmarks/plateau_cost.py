@@ -64,7 +64,12 @@ def main() -> None:
         "and the canonical lambda_min, and the CPU ratio",
     )
     parser.add_argument("--directory", type=Path, help="a finished run's tree: report it instead of measuring")
-    parser.add_argument("--time", type=Path, help="the run's /usr/bin/time -v report (with --directory)")
+    parser.add_argument(
+        "--time",
+        type=Path,
+        nargs="+",
+        help="the run's /usr/bin/time -v report (with --directory); several for a run stopped and resumed",
+    )
     parser.add_argument("--phase-time", type=Path, help="the phase grid's run's /usr/bin/time -v report")
     args = parser.parse_args()
     if args.directory is not None:
@@ -147,16 +152,24 @@ def main() -> None:
 GOAL_CPU_H = 2.5  # on top of the phase grid
 
 
-def finished_run(directory: Path, time_file: Path, phase_time: Path | None) -> None:
-    """The lines of a finished run's report (``directory``: its tree)."""
+def finished_run(directory: Path, time_files: list[Path], phase_time: Path | None) -> None:
+    """The lines of a finished run's report (``directory``: its tree; ``time_files``: the reports of
+    its parts, a run stopped and resumed with the same command having one per part)."""
     from phase_diagram import kernel_time, time_lines
 
     from replication.provenance import cpu_model
 
     say(f"{cpu_model()}, {os.cpu_count()} CPUs")
-    user, system, _, _ = kernel_time(time_file)
-    for line in time_lines(time_file, "figures/plateau, the whole run"):
-        say(line)
+    user = system = 0.0
+    for index, time_file in enumerate(time_files):
+        name = "figures/plateau, the whole run" if len(time_files) == 1 else f"figures/plateau, part {index + 1}"
+        for line in time_lines(time_file, name):
+            say(line)
+        part_user, part_system, _, _ = kernel_time(time_file)
+        user, system = user + part_user, system + part_system
+    if len(time_files) > 1:
+        total = user + system
+        say(f"figures/plateau, the {len(time_files)} parts together: {total:.0f} CPU-s ({total / 3600:.2f} CPU-h)")
     say(
         f"  against the goal of {GOAL_CPU_H} CPU-h on top of the phase grid: x{(user + system) / 3600 / GOAL_CPU_H:.2f}"
     )
