@@ -3,10 +3,11 @@ mode AdamW's view finds at the fixed point (``adamw.py``), on the loss' bottom e
 canonical directions.
 
 If the linear picture holds, the projection of theta_t - theta_point on the mode's direction grows
-like exp(rate x S_t), S_t = sum_{point < s <= t} eta_s the learning rate spent since the point and
+like e^(rate S_t) - 1, S_t = sum_{point < s <= t} eta_s the learning rate spent since the point and
 rate = |mu| - wd_v, long before the loss moves: the plateau's hidden progress. ``fitted_rate`` fits
-log |projection| against S_t by least squares over the part of the plateau where the projection has
-outgrown the noise and the loss has not yet moved.
+that curve (``grown``) by least squares over the plateau until the loss moves; a drift at constant
+speed, which AdamW's normalised step gives once the mode's gradient outgrows the batches' noise,
+fits it with a rate near 0.
 """
 
 from __future__ import annotations
@@ -63,21 +64,33 @@ def projections(result, directions: dict[str, np.ndarray], rates: np.ndarray) ->
     return pd.DataFrame(rows)
 
 
+def grown(spent, slope: float, rate: float):
+    """The projection of a mode growing at ``rate`` per unit of learning rate from the point, with
+    initial slope ``slope``: slope (e^(rate S) - 1) / rate, which is slope x S as the rate goes to 0."""
+    spent = np.asarray(spent, dtype=float)
+    if abs(rate) < 1e-9:
+        return slope * spent
+    return slope * np.expm1(rate * spent) / rate
+
+
 def fitted_rate(frame: pd.DataFrame, column: str = "projection_mode") -> tuple[float, int]:
-    """The growth rate per unit of learning rate of |``column``|: least squares of its log against
-    the learning rate spent, over the checkpoints from the first where it exceeds 3 times its value at
-    the first step after the point (out of the noise) to the last before the test loss has fallen by
-    a tenth of its range over the frame (before the escape moves the loss). NaN with fewer than 3."""
-    size = frame[column].abs().to_numpy()
+    """The growth rate per unit of learning rate of ``column``: the least-squares fit of
+    ``grown`` (an exponential from the point, which a linear drift fits with rate 0) over the
+    checkpoints after the point up to the last before the test loss has fallen by a tenth of its
+    range over the frame (before the escape moves the loss). NaN with fewer than 4 checkpoints."""
+    from scipy.optimize import curve_fit
+
     loss = frame.test_loss.to_numpy()
-    floor = size[1] if len(size) > 1 else np.nan
     moved = loss[0] - 0.1 * (np.nanmax(loss) - np.nanmin(loss))
-    window = (size > 3 * floor) & (np.minimum.accumulate(np.nan_to_num(loss, nan=np.inf)) > moved)
-    chosen = np.flatnonzero(window)
-    if len(chosen) < 3:
+    flat = np.minimum.accumulate(np.nan_to_num(loss, nan=np.inf)) >= moved
+    chosen = np.flatnonzero(flat & (frame.step > frame.step.min()).to_numpy())
+    if len(chosen) < 4:
         return float("nan"), len(chosen)
-    slope = np.polyfit(frame.spent.to_numpy()[chosen], np.log(size[chosen]), 1)[0]
-    return float(slope), len(chosen)
+    spent, size = frame.spent.to_numpy()[chosen], frame[column].to_numpy()[chosen]
+    size = size * np.sign(size[-1])  # the mode's sign is arbitrary
+    start = (size[-1] / spent[-1], 1.0)
+    (_, rate), _ = curve_fit(lambda s, b, k: grown(s, b, k), spent, size, p0=start, maxfev=20000)
+    return float(rate), len(chosen)
 
 
-__all__ = ["DIRECTIONS", "fitted_rate", "growth_run", "projections"]
+__all__ = ["DIRECTIONS", "fitted_rate", "grown", "growth_run", "projections"]

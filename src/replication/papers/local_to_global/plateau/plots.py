@@ -15,7 +15,7 @@ from replication.claims import cell_holds
 from ..phase.plots import PQGrid
 from .analysis import ESCAPE_FACTOR, SLOPE_FACTOR
 from .escape import cell_tests, escape_or_horizon, median_escape
-from .growth import fitted_rate
+from .growth import fitted_rate, grown
 from .hessian import BLOCKS
 
 LABELS = {"": "full model", "canonical_": "canonical directions", "mode_": "AdamW's view (D^-1/2 H D^-1/2)"}
@@ -187,11 +187,10 @@ def growth_figure(runs: dict, points: pd.DataFrame, point: int) -> tuple[plt.Fig
             ax.plot(run.spent, run.projection_bottom.abs(), lw=0.8, ls=":", label=f"seed {seed}: loss' bottom")
             ax.plot(run.spent, run.canonical_norm, lw=0.8, ls="-.", label=f"seed {seed}: canonical")
             loss_axis.plot(run.spent, run.test_loss, color="0.6", lw=0.6)
-            if np.isfinite(predicted) and predicted > 0:
-                start = run.iloc[len(run) // 4]
-                line = start.projection_mode and abs(start.projection_mode) * np.exp(
-                    predicted * (run.spent - start.spent)
-                )
+            if np.isfinite(predicted) and predicted > 0:  # the predicted growth from the run's first speed
+                first = run.iloc[0]
+                slope = abs(first.projection_mode) / first.spent
+                line = grown(run.spent - 0.0, slope, predicted)
                 visible = line <= 10 * run.projection_mode.abs().max()
                 ax.plot(run.spent[visible], line[visible], color="black", lw=0.8, ls="--", label="predicted rate")
             rows += [
