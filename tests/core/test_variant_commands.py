@@ -55,8 +55,8 @@ def test_a_misspelt_variant_stops_in_one_line_naming_the_variants_there(tmp_path
     assert err.count("\n") == 1 and err.startswith("Invalid config: variant 'fig4-chian' has no settings: ")
     assert "did you mean fig4-chain: make figures CONFIG=config/smoke.yaml VARIANT=fig4-chain;" in err
     assert (
-        "the variants: fig4-chain, plateau, plateau-batches, plateau-cells (config/variants/), lr2x, smoke (built in variants/)"
-        in err
+        "the variants: fig4-chain, plateau, plateau-batches, plateau-cells (config/variants/), lr2x, smoke "
+        "(built in variants/)" in err
     )
     assert err.rstrip().endswith("make figures CONFIG=config/smoke.yaml VARIANT=fig4-chian SET='key.path=value ...'")
     assert files_under(tmp_path) == before  # nothing laid out, nothing seeded

@@ -277,8 +277,8 @@ def test_structure_of_a_matrix_whose_input_side_is_not_r_d():
 def test_fig4_names_a_curve_above_its_axis_in_a_note_not_in_the_legend():
     """The fixed y-range keeps the two reference losses readable; a curve that never comes down into
     it (our init in a short smoke run) is not a legend entry but a note with its range."""
-    from replication.papers.local_to_global.transformer.plots import loss_curves
     from replication.figure_checks import legend_problems
+    from replication.papers.local_to_global.transformer.plots import loss_curves
     from replication.plotting import apply_style
 
     apply_style()

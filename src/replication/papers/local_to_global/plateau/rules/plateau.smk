@@ -212,8 +212,8 @@ rule l2g_plateau_growth_figure:
         runs=expand(f"{L2G_PLATEAU_DIR}/growth/{{cell}}.csv", cell=L2G_GROWTH_CELLS),
         points=rules.l2g_plateau_tables.output.points,
     output:
-        rates=f"{L2G_PLATEAU_DIR}/growth_rates.csv",
         **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_growth.pdf"),
+        rates=f"{L2G_PLATEAU_DIR}/growth_rates.csv",
     log:
         "logs/local_to_global/plateau_growth_figure.log",
     localrule: True
