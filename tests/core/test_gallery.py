@@ -62,7 +62,7 @@ def test_rebuild_commands_are_make_targets_of_the_set():
     assert rebuild_command(figure("local_to_global/fig1")).startswith("`make figures`; this figure alone: ")
     assert "`snakemake figures/local_to_global/fig1.pdf`" in rebuild_command(figure("local_to_global/fig1"))
     assert rebuild_command(figure("local_to_global/phase_heatmaps")).startswith("`make phase`")
-    assert rebuild_command(figure("local_to_global/plateau_law")) == "`make plateau VARIANT=plateau`"
+    assert rebuild_command(figure("local_to_global/plateau_law")) == "`make plateau VARIANT=plateau-cells`"
     for command in {rebuild_command(item).split("`")[1] for item in gallery_figures()}:
         dry_run = subprocess.run([*command.split(), "-n"], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert dry_run.returncode == 0, (command, dry_run.stderr)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from helpers import ROOT, defaulted_section
+from helpers import ROOT, schema_defaults
 from replication.claims import cell_holds
 from replication.papers.local_to_global.plateau.escape import explanation
 
@@ -33,9 +33,9 @@ VARIANT = yaml.safe_load((ROOT / "config" / "variants" / "plateau-cells.yaml").r
 
 def test_the_set_is_the_plateau_cells_variant_at_the_defaults():
     settings = yaml.safe_load((REFERENCE / "settings.yaml").read_text())["settings"]["local_to_global"]
-    assert settings["plateau"] == defaulted_section("local_to_global", "plateau", given=VARIANT["plateau"])
-    assert settings["phase"] == defaulted_section("local_to_global", "phase", given=VARIANT["phase"])
-    assert settings["transformer"] == defaulted_section("local_to_global", "transformer")
+    variant = schema_defaults({"local_to_global": VARIANT})["local_to_global"]
+    for section in ("plateau", "phase", "transformer"):
+        assert settings[section] == variant[section], section
 
 
 def test_every_heatmap_cell_is_its_claims_verdict(curvature, claims):

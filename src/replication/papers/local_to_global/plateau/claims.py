@@ -108,12 +108,12 @@ def escape_law_claim(summary: dict) -> Claim:
         f"largest factor between predicted and measured escape <= {ESCAPE_FACTOR:g}",
         bool(summary["max_factor"] <= ESCAPE_FACTOR),
         reason=(
-            f"{summary['runs']} escaping runs ({summary['beyond_schedule']} predicted never to escape): rank "
+            f"{int(summary['runs'])} escaping runs ({int(summary['beyond_schedule'])} predicted never to escape): rank "
             f"correlation {summary['rank_correlation']:.2f}, median factor {summary['median_factor']:.2f}, "
             f"largest {summary['max_factor']:.2f}"
         ),
         rule="one comparison over the runs",
-        n_runs=summary["runs"],
+        n_runs=int(summary["runs"]),
     )
 
 

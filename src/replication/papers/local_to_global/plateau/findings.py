@@ -107,9 +107,9 @@ def findings(
         parts.append("- No escaping run with its mode measured: nothing to compare.")
     else:
         parts.append(
-            f"- Over {summary['runs']} escaping runs ({summary['beyond_schedule']} predicted never to escape within "
-            f"the schedule): rank correlation {summary['rank_correlation']:.2f}, the prediction off by a factor "
-            f"{summary['median_factor']:.2f} (median) and {summary['max_factor']:.2f} (largest)."
+            f"- Over {int(summary['runs'])} escaping runs ({int(summary['beyond_schedule'])} predicted never to "
+            f"escape within the schedule): rank correlation {summary['rank_correlation']:.2f}, the prediction off "
+            f"by a factor {summary['median_factor']:.2f} (median) and {summary['max_factor']:.2f} (largest)."
         )
     for (p, q), group in slopes.groupby(["p", "q"], sort=False):
         pairs = ", ".join(
