@@ -15,10 +15,16 @@ pytestmark = pytest.mark.pipeline
 SMOKE_BUILD = ["figures", "CONFIG=config/smoke.yaml", "CORES=2"]
 
 
+def default_interrupt() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_ends_with_one_line_that_names_the_command_to_resume(tmp_path):
     clone = tracked_copy(tmp_path / "clone")
     tree = clone / "variants" / "smoke"
-    build = make_in(clone, *SMOKE_BUILD, start_new_session=True)
+    # Typed at a terminal: its own process group, SIGINT not ignored (a suite run in the background
+    # of a shell inherits SIGINT ignored, and make and its children would keep that).
+    build = make_in(clone, *SMOKE_BUILD, start_new_session=True, preexec_fn=default_interrupt)
     deadline = time.monotonic() + 900
     while build.poll() is None and not finished_outputs(tree):  # until a first job has finished
         assert time.monotonic() < deadline, "no job finished"

@@ -101,7 +101,7 @@ def what_it_builds(repo, command: str) -> tuple[Path, Path, dict]:
 def test_a_misspelt_variant_or_config_stops_in_one_line_and_leaves_nothing(clone):
     before = sorted(path.name for path in (clone / "variants").iterdir())
     line = message(typed(clone, "make", "figures", "CONFIG=config/smoke.yaml", "VARIANT=fig4-chian"), "Invalid config")
-    assert "did you mean fig4-chain" in line and "fig4-chain, plateau, plateau-batches (config/variants/)" in line
+    assert "did you mean fig4-chain" in line and "fig4-chain, plateau, plateau-batches, plateau-cells (config/variants/)" in line
     line = message(typed(clone, "make", "figures", "CONFIG=config/smokee.yaml"), "Not started")
     assert line.startswith("Not started: config file not found: config/smokee.yaml; the config files: config/config")
     assert sorted(path.name for path in (clone / "variants").iterdir()) == before  # no fig4-chian/, no smokee/
