@@ -36,21 +36,23 @@ from .settings import HessianSettings
 from .verdict import Evidence, decide, sequential_curvature, standard_error
 
 
-def hessian_batches(chain: MarkovChain, context: int, hessian: HessianSettings) -> list[tuple]:
-    """The cell's fitted batches (x, y), drawn from ``hessian.seed`` and the cell's (p, q)."""
-    entropy = [hessian.seed, round(chain.p * 10**6), round(chain.q * 10**6)]
+def _batches(chain: MarkovChain, context: int, hessian: HessianSettings, count: int, *stream: int) -> list[tuple]:
+    """``count`` batches (x, y) drawn from ``hessian.seed``, the cell's (p, q) and ``stream``."""
+    entropy = [hessian.seed, round(chain.p * 10**6), round(chain.q * 10**6), *stream]
     seed = int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint64)[0] >> 1)
     generator = torch.Generator().manual_seed(seed)
-    sequences = sample_sequences(chain, (hessian.batches, hessian.batch_size), context + 1, generator)
+    sequences = sample_sequences(chain, (count, hessian.batch_size), context + 1, generator)
     return [(batch[:, :context], batch[:, 1:]) for batch in sequences]
+
+
+def hessian_batches(chain: MarkovChain, context: int, hessian: HessianSettings) -> list[tuple]:
+    """The cell's fitted batches (x, y), drawn from ``hessian.seed`` and the cell's (p, q)."""
+    return _batches(chain, context, hessian, hessian.batches)
 
 
 def _held_out_batch(chain: MarkovChain, context: int, hessian: HessianSettings, index: int):
     """Held-out batch ``index`` of the cell's stream (independent of the fitted batches)."""
-    entropy = [hessian.seed, round(chain.p * 10**6), round(chain.q * 10**6), 1, index]
-    seed = int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint64)[0] >> 1)
-    (batch,) = sample_sequences(chain, (1, hessian.batch_size), context + 1, torch.Generator().manual_seed(seed))
-    return batch[:, :context], batch[:, 1:]
+    return _batches(chain, context, hessian, 1, 1, index)[0]
 
 
 def canonical_basis(flat: FlatParameters) -> np.ndarray:
