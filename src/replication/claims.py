@@ -10,7 +10,7 @@ pipeline cannot test, with the reason).
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,7 @@ KINDS = ("checked", "documentation", "not checkable")
 CLAIM_COLUMNS = [
     "paper",
     "claim_id",
+    "spec",
     "figure",
     "statement",
     "measured",
@@ -43,6 +44,9 @@ SEEDS_RULE = "holds in a majority of seeds"
 class Claim:
     paper: str
     claim_id: str
+    # The spec claim it reports, named by the code that makes it, never read from its id: an id of
+    # the paper's spec catalogue ("L2G-5", "BO-fig4") or replication.contract.BEYOND_THE_PAPER.
+    spec: str = field(kw_only=True)
     figure: str
     statement: str
     measured: float
@@ -109,7 +113,7 @@ def over_runs(outcomes, required: float = 1.0) -> dict:
     }
 
 
-def documentation(paper, claim_id, figure, statement, measured, threshold, holds, reason, why) -> Claim:
+def documentation(paper, claim_id, figure, statement, measured, threshold, holds, reason, why, *, spec) -> Claim:
     """A row kept for its value that cannot fail by construction; ``why`` says why."""
     return Claim(
         paper,
@@ -123,12 +127,24 @@ def documentation(paper, claim_id, figure, statement, measured, threshold, holds
         kind="documentation",
         rule="not a test",
         n_runs=1,
+        spec=spec,
     )
 
 
-def not_checkable(paper, claim_id, figure, statement, why) -> Claim:
+def not_checkable(paper, claim_id, figure, statement, why, *, spec) -> Claim:
     return Claim(
-        paper, claim_id, figure, statement, float("nan"), "", False, why, kind="not checkable", rule="none", n_runs=0
+        paper,
+        claim_id,
+        figure,
+        statement,
+        float("nan"),
+        "",
+        False,
+        why,
+        kind="not checkable",
+        rule="none",
+        n_runs=0,
+        spec=spec,
     )
 
 

@@ -9,14 +9,13 @@ README's: a checked claim ``holds`` or ``fails``.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .claims import CLAIM_COLUMNS, KINDS
-from .contract import Paper
+from .contract import BEYOND_THE_PAPER, SpecClaim
 from .registry import paper_named, papers
 
 
@@ -26,13 +25,36 @@ def paper_of(name: str) -> str:
     return paper.name if paper else str(name)
 
 
-def spec_number(paper: Paper | None, claim_id: str, figure: str) -> str | None:
-    """Which spec claim of ``paper`` a table row reports: the first number of the column the paper
-    names its claims by (``Paper.claim_key``: the row's claim id or its figure)."""
-    if paper is None:
-        return None
-    match = re.search(r"\d+", str(claim_id if paper.claim_key == "claim_id" else figure))
-    return match.group() if match else None
+def _read_table(table: str | os.PathLike) -> pd.DataFrame:
+    """One claims table; every row must declare the spec claim it reports (``Claim.spec``)."""
+    frame = pd.read_csv(table, dtype={"claim_id": str, "spec": str})
+    undeclared = frame.claim_id[frame.spec.isna()] if "spec" in frame else frame.claim_id
+    if len(undeclared):
+        raise ValueError(
+            f"claims table {table}: rows {', '.join(map(str, undeclared))} declare no spec claim (column 'spec': "
+            f"an id of the paper's spec catalogue or {BEYOND_THE_PAPER!r}; replication.claims.Claim.spec)"
+        )
+    return frame
+
+
+def spec_claims(reported: pd.DataFrame) -> list[SpecClaim | None]:
+    """Per row, the spec claim its ``spec`` declares (None beyond the paper or for an unregistered
+    paper); a ``spec`` that is no claim of the row's paper is one error naming the allowed ones."""
+    by_name = {paper.name: paper for paper in papers()}
+    found = []
+    for row in reported.itertuples():
+        paper = by_name.get(row.paper)
+        try:
+            found.append(paper.spec_claim(row.spec) if paper else None)
+        except ValueError as error:
+            raise ValueError(f"claim {row.claim_id}: {error}") from None
+    return found
+
+
+def _filed_id(claim: SpecClaim, own: str) -> str:
+    """A row's id in the report: the spec claim's id, with the row's own id after it where it says more
+    than the claim's id or its number ("L2G-1" and "1" are the claim itself; "6d" is "L2G-6 (6d)")."""
+    return claim.id if own in (claim.id, claim.number) else f"{claim.id} ({own})"
 
 
 def _holds(value) -> bool:
@@ -47,7 +69,7 @@ def merge_claims(tables: list[str | os.PathLike], complete: bool = True) -> pd.D
     frames, missing = [], []
     for table in tables:
         if Path(table).exists():
-            frames.append(pd.read_csv(table, dtype={"claim_id": str}))
+            frames.append(_read_table(table))
         else:
             missing.append(str(table))
     reported = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CLAIM_COLUMNS)
@@ -61,18 +83,13 @@ def merge_claims(tables: list[str | os.PathLike], complete: bool = True) -> pd.D
         raise ValueError(f"claims tables: kind {', '.join(map(repr, unknown))}; allowed: {', '.join(KINDS)}")
     reported["paper"] = reported["paper"].map(paper_of)
     reported["holds"] = reported["holds"].map(_holds).astype(bool)
-    by_name = {paper.name: paper for paper in papers()}
-    keys = [spec_number(by_name.get(r.paper), r.claim_id, r.figure) for r in reported.itertuples()]
-    spec = {(paper.name, claim.number) for paper in papers() for claim in paper.claims}
+    filed = spec_claims(reported)
+    records = reported.to_dict("records")
     rows = []
     for paper, claim in [(p, c) for p in papers() for c in p.claims]:
-        matching = [
-            r for r, k in zip(reported.to_dict("records"), keys) if (r["paper"], k) == (paper.name, claim.number)
-        ]
+        matching = [r for r, c in zip(records, filed) if c is claim and r["paper"] == paper.name]
         for row in matching:
-            own = str(row["claim_id"])
-            row["claim_id"] = claim.id if own in (claim.number, claim.id) else f"{claim.id} ({own})"
-            rows.append(row)
+            rows.append({**row, "claim_id": _filed_id(claim, str(row["claim_id"]))})
         if not matching and complete:
             reason = "no claims table reports it"
             if missing:
@@ -81,6 +98,7 @@ def merge_claims(tables: list[str | os.PathLike], complete: bool = True) -> pd.D
                 {
                     "paper": paper.name,
                     "claim_id": claim.id,
+                    "spec": claim.id,
                     "figure": claim.figure,
                     "statement": claim.statement,
                     "measured": np.nan,
@@ -95,8 +113,8 @@ def merge_claims(tables: list[str | os.PathLike], complete: bool = True) -> pd.D
                     "ci_high": np.nan,
                 }
             )
-    # Rows beyond the spec's lists are kept too: a reported claim is never dropped.
-    rows += [r for r, k in zip(reported.to_dict("records"), keys) if (r["paper"], k) not in spec]
+    # Rows beyond the paper (and of unregistered papers) are kept too: a reported claim is never dropped.
+    rows += [r for r, c in zip(records, filed) if c is None]
     merged = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     merged["holds"] = merged["holds"].astype(bool)
     merged["n_runs"] = merged["n_runs"].astype(int)
@@ -205,6 +223,20 @@ def _reason_item(row, word: str) -> str:
     )
 
 
+def _verdict_table(group: pd.DataFrame, expected: pd.Series) -> str:
+    table = pd.DataFrame(
+        {
+            "claim": group.claim_id.map(_escape),
+            "figure": group.figure.map(_escape),
+            "verdict": [_verdict_cell(row, expected[row.Index]) for row in group.itertuples()],
+            "measured": group.measured.map(_escape),
+            "threshold": group.threshold.map(_escape),
+            "holds in": [_held_in(row) for row in group.itertuples()],
+        }
+    )
+    return table.to_markdown(index=False, disable_numparse=True)
+
+
 def claims_markdown(
     claims: pd.DataFrame,
     settings: dict | None = None,
@@ -214,7 +246,8 @@ def claims_markdown(
     level: int = 1,
 ) -> str:
     """A report a person reads: per paper a short table, each claim's verdict first (``holds``,
-    ``fails``, or its kind), then each claim's statement, measurement and reason in words.
+    ``fails``, or its kind), the claims beyond the paper in a table of their own, then each claim's
+    statement, measurement and reason in words.
     ``settings`` (name, sha256) says which settings it shows; ``title`` and ``data`` (its CSV) name a
     part of the claims (one manifest's); ``paper_claims``, the committed report at the papers'
     settings, marks the failures expected at smoke settings; ``level`` is the title's heading level."""
@@ -232,17 +265,10 @@ def claims_markdown(
         "",
     ]
     for paper, group in claims.groupby("paper", sort=False):
-        table = pd.DataFrame(
-            {
-                "claim": group.claim_id.map(_escape),
-                "figure": group.figure.map(_escape),
-                "verdict": [_verdict_cell(row, expected[row.Index]) for row in group.itertuples()],
-                "measured": group.measured.map(_escape),
-                "threshold": group.threshold.map(_escape),
-                "holds in": [_held_in(row) for row in group.itertuples()],
-            }
-        )
-        lines += [f"{sub} {paper}", "", table.to_markdown(index=False, disable_numparse=True), ""]
+        beyond = group.spec == BEYOND_THE_PAPER
+        for heading, rows in ((paper, group[~beyond]), (f"{paper}: {BEYOND_THE_PAPER}", group[beyond])):
+            if len(rows):
+                lines += [f"{sub} {heading}", "", _verdict_table(rows, expected), ""]
     lines += [f"{sub} Statements and reasons", ""]
     for paper, group in claims.groupby("paper", sort=False):
         items = [_reason_item(row, _verdict_cell(row, expected[row.Index])) for row in group.itertuples()]

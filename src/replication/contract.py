@@ -43,10 +43,13 @@ class Table:
     manifest: str = "all"  # as Figure.manifest
 
 
+# The ``spec`` of a claims-table row that reports no claim of the paper's spec: a claim beyond the paper.
+BEYOND_THE_PAPER = "beyond the paper"
+
+
 @dataclass(frozen=True)
 class SpecClaim:
-    """A claim of the paper's spec. A claims-table row reports it when the first number of the
-    row's ``Paper.claim_key`` column is the claim's number (the last number of its id)."""
+    """A claim of the paper's spec. A claims-table row reports it when the row's ``spec`` is its id."""
 
     id: str
     figure: str
@@ -55,6 +58,7 @@ class SpecClaim:
 
     @property
     def number(self) -> str:
+        """The last number of its id: the spec's item number ("L2G-3" -> "3"), how a row may name it."""
         return re.findall(r"\d+", self.id)[-1]
 
 
@@ -67,7 +71,6 @@ class Paper:
     figures: tuple[Figure, ...]
     claims: tuple[SpecClaim, ...]
     tables: tuple[Table, ...] = ()
-    claim_key: str = "claim_id"  # "claim_id" or "figure": how the paper's claims tables name a spec claim
     # Constraints of the paper's settings that JSON schema cannot state: raises ConfigError.
     check_config: Callable[[dict], None] | None = field(default=None, compare=False)
 
@@ -113,6 +116,17 @@ class Paper:
     def caption(self, stem: str) -> str:
         """The caption file of figure ``stem``, as a path for Snakemake's ``report()``."""
         return str(self.caption_path(self.figure(stem)))
+
+    def spec_claim(self, spec: str) -> SpecClaim | None:
+        """The spec claim a claims-table row's ``spec`` names; None for ``BEYOND_THE_PAPER``.
+        Any other value is one error naming the allowed ones."""
+        if spec == BEYOND_THE_PAPER:
+            return None
+        for claim in self.claims:
+            if claim.id == spec:
+                return claim
+        allowed = ", ".join([*(claim.id for claim in self.claims), repr(BEYOND_THE_PAPER)])
+        raise ValueError(f"{self.name}: spec {spec!r} is no claim of its spec; allowed: {allowed}")
 
     @property
     def manifests(self) -> tuple[str, ...]:

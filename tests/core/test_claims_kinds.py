@@ -133,9 +133,9 @@ def test_sampled_endpoint_loss_detects_a_wrong_minimum():
 
 def test_identities_become_documentation():
     claims = [
-        Claim("Local to Global", "3", "Figs. 1, 2", "s", 0.0, "t", True, "r"),
-        Claim("Local to Global", "4a", "Figs. 2, 5", "s", 1.0, "t", True, "r"),
-        Claim("Local to Global", "4b", "Figs. 2, 5", "s", 0.0, "t", True, "r"),
+        Claim("Local to Global", "3", "Figs. 1, 2", "s", 0.0, "t", True, "r", spec="L2G-3"),
+        Claim("Local to Global", "4a", "Figs. 2, 5", "s", 1.0, "t", True, "r", spec="L2G-4"),
+        Claim("Local to Global", "4b", "Figs. 2, 5", "s", 0.0, "t", True, "r", spec="L2G-4"),
     ]
     out = by_id(reclassify(claims, 0.1))
     assert out["3-closed-form"].kind == "documentation" and out["4b"].kind == "documentation"

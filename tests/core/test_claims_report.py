@@ -14,6 +14,7 @@ from replication.claims_report import (
     merge_claims,
     summary_line,
 )
+from replication.contract import BEYOND_THE_PAPER as BEYOND
 from replication.papers.benign_overfitting import PAPER as BENIGN
 from replication.papers.local_to_global import PAPER as LOCAL
 from replication.registry import papers
@@ -29,9 +30,9 @@ SPEC_CLAIMS = [claim for paper in papers() for claim in paper.claims]
 def tables(tmp_path):
     landscape = write_claims(
         [
-            Claim(LOCAL.name, "1", "Fig. 1", "basins agree", 1.0, "== 1", True, "240/240 starts"),
-            Claim(LOCAL.name, "2-3d", "Fig. 2", "energy drift 3-D", 3e-6, "< 1e-8", False, "drift 3e-6"),
-            Claim(LOCAL.name, "2-2d", "Fig. 1", "energy drift 2-D", 1e-12, "< 1e-8", True, "1e-12"),
+            Claim(LOCAL.name, "1", "Fig. 1", "basins agree", 1.0, "== 1", True, "240/240 starts", spec="L2G-1"),
+            Claim(LOCAL.name, "2-3d", "Fig. 2", "energy drift 3-D", 3e-6, "< 1e-8", False, "drift 3e-6", spec="L2G-2"),
+            Claim(LOCAL.name, "2-2d", "Fig. 1", "energy drift 2-D", 1e-12, "< 1e-8", True, "1e-12", spec="L2G-2"),
         ],
         tmp_path / "landscape.csv",
     )
@@ -46,8 +47,9 @@ def tables(tmp_path):
                 "1.0",
                 False,
                 "81% of cells",
+                spec="BO-fig4",
             ),
-            Claim(BENIGN.name, "accuracy_at_5", "accuracy", "beyond the paper", 1.0, "1.0", True, "all"),
+            Claim(BENIGN.name, "accuracy_at_5", "accuracy", "beyond the paper", 1.0, "1.0", True, "all", spec=BEYOND),
         ],
         tmp_path / "benign.csv",
     )
@@ -90,10 +92,10 @@ def test_no_tables_lists_every_claim_as_not_reproduced():
 def test_holds_read_from_text(tmp_path):
     frame = pd.DataFrame(
         [
-            [LOCAL.name, "5", "Fig. 4", "s", 0.004, "<= 0.01", "True", "r"],
-            [LOCAL.name, "6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"],
+            [LOCAL.name, "5", "L2G-5", "Fig. 4", "s", 0.004, "<= 0.01", "True", "r"],
+            [LOCAL.name, "6", "L2G-6", "Fig. 3", "s", 0.8, ">= 0.9", "false", "r"],
         ],
-        columns=CLAIM_COLUMNS[:8],
+        columns=CLAIM_COLUMNS[:9],
     )
     frame.to_csv(tmp_path / "t.csv", index=False)
     merged = merge_claims([tmp_path / "t.csv"]).set_index("claim_id")
@@ -130,9 +132,9 @@ def test_catalogue_follows_the_spec_lists():
 def test_only_checked_claims_count(tmp_path):
     write_claims(
         [
-            Claim(LOCAL.name, "1", "Fig. 1", "checked and holds", 1.0, "= 1", True, "r"),
-            documentation(LOCAL.name, "3", "Fig. 1", "identity", 0.0, "= 0", True, "r", "a formula with itself"),
-            not_checkable(LOCAL.name, "text-1", "Sec. 5", "a sentence", "no data"),
+            Claim(LOCAL.name, "1", "Fig. 1", "checked and holds", 1.0, "= 1", True, "r", spec="L2G-1"),
+            documentation(LOCAL.name, "3", "Fig. 1", "identity", 0.0, "= 0", True, "r", "a formula", spec="L2G-3"),
+            not_checkable(LOCAL.name, "text-1", "Sec. 5", "a sentence", "no data", spec=BEYOND),
         ],
         tmp_path / "t.csv",
     )
@@ -157,7 +159,7 @@ def test_over_runs_statistics():
 
 def test_unknown_kind_is_rejected():
     with pytest.raises(ValueError, match="kind 'maybe'; allowed: checked, documentation, not checkable"):
-        Claim(LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r", kind="maybe")
+        Claim(LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r", kind="maybe", spec="L2G-1")
 
 
 def test_an_unreported_claim_is_a_full_row_of_the_spec(tmp_path):
@@ -168,6 +170,7 @@ def test_an_unreported_claim_is_a_full_row_of_the_spec(tmp_path):
         assert np.isnan(row.pop(statistic)), statistic
     assert row == {
         "paper": LOCAL.name,
+        "spec": claim.id,
         "figure": claim.figure,
         "statement": claim.statement,
         "threshold": claim.check,
@@ -180,7 +183,7 @@ def test_an_unreported_claim_is_a_full_row_of_the_spec(tmp_path):
 
 
 def test_tables_without_the_statistics_columns_are_single_measurements(tmp_path):
-    pd.DataFrame([[LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r"]], columns=CLAIM_COLUMNS[:8]).to_csv(
+    pd.DataFrame([[LOCAL.name, "1", "L2G-1", "Fig. 1", "s", 1.0, "t", True, "r"]], columns=CLAIM_COLUMNS[:9]).to_csv(
         tmp_path / "t.csv", index=False
     )
     merged = merge_claims([tmp_path / "t.csv"])
@@ -191,8 +194,8 @@ def test_tables_without_the_statistics_columns_are_single_measurements(tmp_path)
 
 
 def test_unknown_kinds_in_a_table_are_named(tmp_path):
-    frame = pd.DataFrame([[LOCAL.name, str(i), "Fig. 1", "s", 1.0, "t", True, "r"] for i in range(4)],
-                         columns=CLAIM_COLUMNS[:8]).assign(kind=["perhaps", "checked", "maybe", "perhaps"])  # fmt: skip
+    frame = pd.DataFrame([[LOCAL.name, str(i), "L2G-1", "Fig. 1", "s", 1.0, "t", True, "r"] for i in range(4)],
+                         columns=CLAIM_COLUMNS[:9]).assign(kind=["perhaps", "checked", "maybe", "perhaps"])  # fmt: skip
     frame.to_csv(tmp_path / "t.csv", index=False)
     with pytest.raises(ValueError) as error:
         merge_claims([tmp_path / "t.csv"])
@@ -203,8 +206,8 @@ def test_papers_keep_the_order_of_their_rows(tmp_path):
     """Rows are grouped by paper in the registry's order, each paper's rows in the order of the tables
     (a stable sort: 40 rows beyond the spec, interleaved, enough for an unstable sort to reorder)."""
     names = [LOCAL.name, BENIGN.name, "Some other paper"]
-    rows = [[names[i % 3], f"extra-{i:02d}", "", "s", float(i), "t", True, "r"] for i in range(40)]
-    pd.DataFrame(rows, columns=CLAIM_COLUMNS[:8]).to_csv(tmp_path / "t.csv", index=False)
+    rows = [[names[i % 3], f"extra-{i:02d}", BEYOND, "", "s", float(i), "t", True, "r"] for i in range(40)]
+    pd.DataFrame(rows, columns=CLAIM_COLUMNS[:9]).to_csv(tmp_path / "t.csv", index=False)
     merged = merge_claims([tmp_path / "t.csv"])
     extra = merged[merged.claim_id.str.startswith("extra-")]
     for name in names:
@@ -225,9 +228,11 @@ def test_no_claims_at_all_is_an_empty_table(monkeypatch):
 def test_holds_in_is_shown_only_for_measured_checked_claims(tmp_path):
     write_claims(
         [
-            Claim(LOCAL.name, "1", "Fig. 1", "over seeds", 1.0, "t", reason="r", **over_runs([1, 1, 0, 1], 0.75)),
-            Claim(LOCAL.name, "2", "Fig. 2", "one run", 1.0, "t", False, "r"),
-            Claim(LOCAL.name, "3", "Fig. 3", "identity", 1.0, "t", True, "r", kind="documentation", holds_fraction=1.0),
+            Claim(LOCAL.name, "1", "Fig. 1", "over seeds", 1.0, "t", reason="r", spec="L2G-1",
+                  **over_runs([1, 1, 0, 1], 0.75)),
+            Claim(LOCAL.name, "2", "Fig. 2", "one run", 1.0, "t", False, "r", spec="L2G-2"),
+            Claim(LOCAL.name, "3", "Fig. 3", "identity", 1.0, "t", True, "r", kind="documentation", holds_fraction=1.0,
+                  spec="L2G-3"),
         ],
         tmp_path / "t.csv",
     )  # fmt: skip
@@ -241,11 +246,14 @@ def test_holds_in_is_shown_only_for_measured_checked_claims(tmp_path):
 
 
 def test_documentation_and_not_checkable_rows_field_by_field():
-    row = documentation(LOCAL.name, "3", "Fig. 2", "an identity", 2, "== 0", 1, "exact", "a formula with itself")
+    row = documentation(
+        LOCAL.name, "3", "Fig. 2", "an identity", 2, "== 0", 1, "exact", "a formula with itself", spec="L2G-3"
+    )
     assert asdict(row) == {
         **asdict(row),  # the statistics columns: NaN, checked below
         "paper": LOCAL.name,
         "claim_id": "3",
+        "spec": "L2G-3",
         "figure": "Fig. 2",
         "statement": "an identity",
         "measured": 2.0,
@@ -258,7 +266,7 @@ def test_documentation_and_not_checkable_rows_field_by_field():
     }
     assert type(row.measured) is float and type(row.holds) is bool
     assert np.isnan(row.holds_fraction) and np.isnan(row.ci_low) and np.isnan(row.ci_high)  # never a fraction
-    row = not_checkable(BENIGN.name, "text-1", "Sec. 5", "a sentence", "no data for it")
+    row = not_checkable(BENIGN.name, "text-1", "Sec. 5", "a sentence", "no data for it", spec=BEYOND)
     assert (row.paper, row.claim_id, row.figure, row.statement) == (BENIGN.name, "text-1", "Sec. 5", "a sentence")
     assert (row.threshold, row.holds, row.reason, row.kind, row.rule, row.n_runs) == (
         "",
@@ -306,3 +314,54 @@ def test_a_partial_report_has_only_its_tables_rows(tables):
     assert set(merged.claim_id) == {"L2G-1", "L2G-2 (2-2d)", "L2G-2 (2-3d)", "BO-fig4 (eq9_all_cells)", "accuracy_at_5"}
     text = claims_markdown(merged, title="Claims checked by figures/phase", data="results/phase_claims.csv")
     assert text.startswith("# Claims checked by figures/phase\n") and "`results/phase_claims.csv`" in text
+
+
+def test_a_row_is_filed_under_the_spec_claim_it_declares_never_one_read_from_its_id(tmp_path):
+    """The declared ``spec`` decides: an id or figure whose first number names another claim
+    ("3m ...", "5x", "Fig. 4") is filed where its row says, and beyond the paper when it says so."""
+    write_claims(
+        [
+            Claim(LOCAL.name, "3m (p=0.5, q=0.6) iteration 300", "Curvature", "s", 1.0, "t", True, "r", spec=BEYOND),
+            Claim(LOCAL.name, "5x", "Fig. 4", "s", 1.0, "t", True, "r", spec="L2G-3"),
+            Claim(BENIGN.name, "eq10", "Fig. 4", "s", 1.0, "t", False, "r", spec="BO-fig6"),
+        ],
+        tmp_path / "t.csv",
+    )
+    merged = merge_claims([tmp_path / "t.csv"]).set_index("claim_id")
+    beyond = merged.loc["3m (p=0.5, q=0.6) iteration 300"]
+    assert beyond.spec == BEYOND and beyond.holds
+    assert merged.loc["L2G-3 (5x)", "spec"] == "L2G-3" and merged.loc["L2G-3 (5x)", "holds"]
+    assert merged.loc["L2G-5", "reason"] == "no claims table reports it"  # "5x" does not report it
+    assert merged.loc["BO-fig6 (eq10)", "spec"] == "BO-fig6"
+    assert merged.loc["BO-fig4", "reason"] == "no claims table reports it"  # nor does its figure
+    text = claims_markdown(merged.reset_index())
+    assert f"## {LOCAL.name}: {BEYOND}" in text and f"## {BENIGN.name}: {BEYOND}" not in text
+    beyond_table = text.split(f"## {LOCAL.name}: {BEYOND}")[1].split("##")[0]
+    assert "3m (p=0.5, q=0.6) iteration 300" in beyond_table and "L2G-3" not in beyond_table
+
+
+def test_a_claim_declares_its_spec_claim():
+    with pytest.raises(TypeError, match="spec"):
+        Claim(LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r")
+
+
+def test_a_table_without_the_spec_column_is_one_error(tmp_path):
+    columns = [c for c in CLAIM_COLUMNS[:9] if c != "spec"]
+    pd.DataFrame([[LOCAL.name, "1", "Fig. 1", "s", 1.0, "t", True, "r"]], columns=columns).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    with pytest.raises(ValueError, match=r"t.csv: rows 1 declare no spec claim \(column 'spec'"):
+        merge_claims([tmp_path / "t.csv"])
+    pd.DataFrame([[LOCAL.name, "1", None, "Fig. 1", "s", 1.0, "t", True, "r"]], columns=CLAIM_COLUMNS[:9]).to_csv(
+        tmp_path / "t.csv", index=False
+    )
+    with pytest.raises(ValueError, match="rows 1 declare no spec claim"):
+        merge_claims([tmp_path / "t.csv"])
+
+
+def test_an_unknown_spec_id_is_one_error_naming_the_allowed(tmp_path):
+    write_claims([Claim(LOCAL.name, "7a", "Fig. 7", "s", 1.0, "t", True, "r", spec="L2G-7")], tmp_path / "t.csv")
+    allowed = ", ".join([*(claim.id for claim in LOCAL.claims), repr(BEYOND)])
+    with pytest.raises(ValueError) as error:
+        merge_claims([tmp_path / "t.csv"])
+    assert str(error.value) == f"claim 7a: {LOCAL.name}: spec 'L2G-7' is no claim of its spec; allowed: {allowed}"

@@ -5,15 +5,16 @@ from replication.claims import CLAIM_COLUMNS, Claim, write_claims
 
 def test_claims_table_text(tmp_path):
     claims = [
-        Claim("P", "1", "Fig. 1", "s", 0.5, "> 0", True, "r"),
-        Claim("P", "2", "Fig. 2", "t", 2.0, "< 1", False, "q"),
+        Claim("P", "1", "Fig. 1", "s", 0.5, "> 0", True, "r", spec="P-1"),
+        Claim("P", "2", "Fig. 2", "t", 2.0, "< 1", False, "q", spec="P-2"),
     ]
     frame = write_claims(claims, tmp_path / "c.csv")
     assert list(frame.columns) == CLAIM_COLUMNS and frame.holds.dtype == bool
     assert (tmp_path / "c.csv").read_text() == (
-        "paper,claim_id,figure,statement,measured,threshold,holds,reason,kind,rule,n_runs,holds_fraction,ci_low,ci_high\n"
-        "P,1,Fig. 1,s,0.5,> 0,True,r,checked,single measurement,1,1,,\n"
-        "P,2,Fig. 2,t,2,< 1,False,q,checked,single measurement,1,0,,\n"
+        "paper,claim_id,spec,figure,statement,measured,threshold,holds,reason,kind,rule,n_runs,holds_fraction,ci_low,"
+        "ci_high\n"
+        "P,1,P-1,Fig. 1,s,0.5,> 0,True,r,checked,single measurement,1,1,,\n"
+        "P,2,P-2,Fig. 2,t,2,< 1,False,q,checked,single measurement,1,0,,\n"
     )
 
 

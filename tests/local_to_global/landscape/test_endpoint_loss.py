@@ -223,9 +223,19 @@ def test_sampled_cross_entropy_minimises_the_offset_on_the_sample():
 
 def test_documentation_rows_keep_the_claim_and_say_why():
     claims = [
-        Claim("Local to Global", "3", "Figs. 1, 2", "endpoint losses", 0.25, "<= 1e-6", True, "max error 0.25"),
-        Claim("Local to Global", "4a", "Figs. 2, 5", "s", 1.0, "t", True, "r"),
-        Claim("Local to Global", "4b", "Figs. 2, 5", "small sigma", 0.0, "<= 0.01", False, "fraction 0"),
+        Claim(
+            "Local to Global",
+            "3",
+            "Figs. 1, 2",
+            "endpoint losses",
+            0.25,
+            "<= 1e-6",
+            True,
+            "max error 0.25",
+            spec="L2G-3",
+        ),
+        Claim("Local to Global", "4a", "Figs. 2, 5", "s", 1.0, "t", True, "r", spec="L2G-4"),
+        Claim("Local to Global", "4b", "Figs. 2, 5", "small sigma", 0.0, "<= 0.01", False, "fraction 0", spec="L2G-4"),
     ]
     out = {c.claim_id: c for c in endpoint_loss.reclassify(claims, 0.05)}
     assert list(out) == ["3-closed-form", "4a", "4b"]

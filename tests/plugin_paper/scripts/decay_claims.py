@@ -23,8 +23,19 @@ claims = [
         "|t_half - ln 2 / k| <= 1e-3",
         abs(measured_half_life - np.log(2) / rate) <= 1e-3,
         f"ln 2 / k = {np.log(2) / rate:.6g}",
+        spec="ED-1",
     ),
-    Claim(PAPER.name, "2", "Fig. 1", "y(1) from the sampled curve", at_one, "< 0.01", at_one < 0.01, f"k = {rate}"),
+    Claim(
+        PAPER.name,
+        "2",
+        "Fig. 1",
+        "y(1) from the sampled curve",
+        at_one,
+        "< 0.01",
+        at_one < 0.01,
+        f"k = {rate}",
+        spec="ED-2",
+    ),
 ]
 write_claims(claims, snakemake.output[0])
 log.info("%s", claims)

@@ -30,9 +30,7 @@ PAPER = Paper(
         *(Figure(f"{_FIGURES}/fig3{panel}.pdf", f"Fig. 3{panel}", "fig3.rst") for panel in PANELS),
         *(Figure(f"{_FIGURES}/{stem}.pdf", figure, "heatmaps.rst") for stem, figure in HEATMAPS.items()),
     ),
-    # The expected results of spec section 4, one claim per figure; a claims-table row names its
-    # claim by the first number of its figure.
-    claim_key="figure",
+    # The expected results of spec section 4, one claim per figure.
     claims=(
         SpecClaim(
             "BO-fig1",

@@ -6,14 +6,17 @@ import pandas as pd
 
 from replication.claims import Claim
 
+from . import PAPER
 from .data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE
-from .grid_claims import PAPER, grid_claims
+from .grid_claims import grid_claims
 from .metrics import final_roles, relevant_probability
 from .settings import ClaimSettings, SplitRanges
 
 
-def _claim(claim_id, figure, statement, measured, threshold, holds, reason, **stats) -> Claim:
-    return Claim(PAPER, claim_id, figure, statement, float(measured), threshold, bool(holds), reason, **stats)
+def _claim(claim_id, figure, statement, measured, threshold, holds, reason, *, spec, **stats) -> Claim:
+    return Claim(
+        PAPER.name, claim_id, figure, statement, float(measured), threshold, bool(holds), reason, spec=spec, **stats
+    )
 
 
 def fig1_claims(frame: pd.DataFrame, expected: dict[str, SplitRanges]) -> list[Claim]:
@@ -32,6 +35,7 @@ def fig1_claims(frame: pd.DataFrame, expected: dict[str, SplitRanges]) -> list[C
                     f"[{low:g}, {high:g}]",
                     low - 1e-9 <= value <= high + 1e-9,
                     f"{split} accuracy {value:.3f} of the hard selection argmax_t x_t . p",
+                    spec="BO-fig1",
                 )
             )
     return claims
@@ -51,6 +55,7 @@ def fig2_claims(traj: dict, clean_least: float, noisy_most: float) -> list[Claim
             f">= {clean_least:g}",
             clean >= clean_least,
             f"smallest final r over clean samples; {run}",
+            spec="BO-fig2",
         ),
         _claim(
             "fig2_noisy_r_to_zero",
@@ -60,6 +65,7 @@ def fig2_claims(traj: dict, clean_least: float, noisy_most: float) -> list[Claim
             f"<= {noisy_most:g}",
             noisy <= noisy_most,
             f"largest final r over noisy samples; {run}",
+            spec="BO-fig2",
         ),
     ]
 
@@ -126,6 +132,7 @@ def fig3_claims(trajectories: dict[str, dict]) -> list[Claim]:
                 holds(value),
                 f"d = {int(traj['d'])}, ||mu|| = {float(traj['signal_norm']):g}, "
                 f"{int(traj['steps'][-1])} steps; final argmax roles of the training samples",
+                spec="BO-fig3",
             )
         )
     return claims

@@ -9,16 +9,16 @@ report give one verdict per cell. Thresholds and the cells read are the ``claims
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from replication.claims import Claim, cell_holds, documentation, not_checkable, over_runs
+from replication.contract import BEYOND_THE_PAPER
 
+from . import PAPER
 from .settings import ClaimSettings, Published
-
-PAPER = "Benign overfitting"
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class GridCheck:
     measured: float
     threshold: str
     reason: str
+    spec: str = field(kw_only=True)  # the spec claim it reports (Claim.spec)
 
 
 def _number(value: float) -> str:
@@ -46,7 +47,7 @@ def _published(range_: Published) -> str:
     return "-".join(_number(v) for v in range_.published)
 
 
-def _in_range(claim_id, figure, statement, runs, column, low, high) -> GridCheck:
+def _in_range(claim_id, figure, statement, runs, column, low, high, *, spec) -> GridCheck:
     """Every run's ``column`` within [low, high]; measured: the extreme value out of it, if any."""
     low, high = round(low, 12), round(high, 12)  # a published value +- its margin, without float residue
     values = runs[column]
@@ -61,19 +62,22 @@ def _in_range(claim_id, figure, statement, runs, column, low, high) -> GridCheck
         lo if lo < low else hi,
         f"[{low:g}, {high:g}] in every run",
         f"measured range [{lo:.3f}, {hi:.3f}]",
+        spec=spec,
     )
 
 
 def train_loss_in_range(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck:
     published = claims.train_loss
     statement = f"train loss within the published range {_published(published)} (+-{published.margin:g})"
-    return _in_range("fig5_train_loss_range", "Fig. 5", statement, grid, "train_loss", *published.judged)
+    return _in_range(
+        "fig5_train_loss_range", "Fig. 5", statement, grid, "train_loss", *published.judged, spec="BO-fig5"
+    )
 
 
 def test_loss_in_range(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck:
     published = claims.test_loss
     statement = f"test loss within the published range {_published(published)} (+-{published.margin:g})"
-    return _in_range("fig5_test_loss_range", "Fig. 5", statement, grid, "test_loss", *published.judged)
+    return _in_range("fig5_test_loss_range", "Fig. 5", statement, grid, "test_loss", *published.judged, spec="BO-fig5")
 
 
 def high_test_loss_at_weakest_signal(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck | None:
@@ -82,7 +86,9 @@ def high_test_loss_at_weakest_signal(grid: pd.DataFrame, claims: ClaimSettings) 
         return None
     published = claims.smallest_signal_test_loss
     statement = f"test loss high (published ~{_published(published)}) at ||mu|| = {runs.signal_norm.iloc[0]:g}"
-    return _in_range("fig5_test_loss_smallest_signal", "Fig. 5", statement, runs, "test_loss", *published.judged)
+    return _in_range(
+        "fig5_test_loss_smallest_signal", "Fig. 5", statement, runs, "test_loss", *published.judged, spec="BO-fig5"
+    )
 
 
 def low_test_loss_at_strong_signal(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck | None:
@@ -100,6 +106,7 @@ def low_test_loss_at_strong_signal(grid: pd.DataFrame, claims: ClaimSettings) ->
         runs.test_loss.max(),
         f"<= {most:g} in every run",
         "largest test loss",
+        spec="BO-fig5",
     )
 
 
@@ -117,6 +124,7 @@ def accuracy_clear_signal(grid: pd.DataFrame, claims: ClaimSettings) -> GridChec
         runs.test_accuracy.min(),
         "= 1 in every run",
         "smallest test accuracy",
+        spec=BEYOND_THE_PAPER,
     )
 
 
@@ -126,7 +134,9 @@ def accuracy_weak_signal(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck
         return None
     low, high = claims.weak_test_accuracy
     statement = f"test accuracy ~{_number(low)}-{_number(high)} at ||mu|| = {claims.weak_signal:g}"
-    return _in_range("test_accuracy_at_5", "beyond (accuracy)", statement, runs, "test_accuracy", low, high)
+    return _in_range(
+        "test_accuracy_at_5", "beyond (accuracy)", statement, runs, "test_accuracy", low, high, spec=BEYOND_THE_PAPER
+    )
 
 
 def large_d_memorises(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck | None:
@@ -147,6 +157,7 @@ def large_d_memorises(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck | 
         inside.mean(),
         "train accuracy 1 and test accuracy < 1 in every run",
         f"test accuracy {runs.test_accuracy.min():.3f}-{runs.test_accuracy.max():.3f}",
+        spec="BO-fig3",
     )
 
 
@@ -168,12 +179,22 @@ def large_signal_not_fitted(grid: pd.DataFrame, claims: ClaimSettings) -> GridCh
         inside.mean(),
         "train accuracy < 1 in every run",
         f"train accuracy {runs.train_accuracy.min():.3f}-{runs.train_accuracy.max():.3f}",
+        spec="BO-fig3",
     )
 
 
-def _share(claim_id, figure, statement, grid, column, inside, reason) -> GridCheck:
+def _share(claim_id, figure, statement, grid, column, inside, reason, *, spec) -> GridCheck:
     return GridCheck(
-        claim_id, figure, statement, column, grid, inside, float(np.mean(inside)), "share of runs = 1", reason
+        claim_id,
+        figure,
+        statement,
+        column,
+        grid,
+        inside,
+        float(np.mean(inside)),
+        "share of runs = 1",
+        reason,
+        spec=spec,
     )
 
 
@@ -181,7 +202,7 @@ def eq9_above_one(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck:
     statement = f"Eq. 9 ratio > {claims.eq9_least:g} in all cells and runs (as defined)"
     reason = "as defined: min_c class sum of accumulated S / max accumulated s(1-s)"
     inside = grid.eq9_ratio > claims.eq9_least
-    return _share("fig4_eq9_ratio_above_one", "Fig. 4", statement, grid, "eq9_ratio", inside, reason)
+    return _share("fig4_eq9_ratio_above_one", "Fig. 4", statement, grid, "eq9_ratio", inside, reason, spec="BO-fig4")
 
 
 def eq9_above_one_as_coded(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck:
@@ -195,6 +216,7 @@ def eq9_above_one_as_coded(grid: pd.DataFrame, claims: ClaimSettings) -> GridChe
         "eq9_ratio_as_coded",
         inside,
         "authors' v1 running-sum quantity",
+        spec="BO-fig4",
     )
 
 
@@ -202,7 +224,9 @@ def eq10_in_band(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck:
     low, high = claims.eq10_band
     statement = f"Eq. 10 normalised ratio within {low:g}-{high:g} in all cells (as defined)"
     inside = grid.eq10_ratio.between(low, high)
-    return _share("fig6_eq10_ratio_in_band", "Fig. 6", statement, grid, "eq10_ratio", inside, "as defined")
+    return _share(
+        "fig6_eq10_ratio_in_band", "Fig. 6", statement, grid, "eq10_ratio", inside, "as defined", spec="BO-fig6"
+    )
 
 
 def eq10_in_band_as_coded(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck:
@@ -216,6 +240,7 @@ def eq10_in_band_as_coded(grid: pd.DataFrame, claims: ClaimSettings) -> GridChec
         "eq10_ratio_as_coded",
         grid.eq10_ratio_as_coded.between(low, high),
         "authors' v1 quantity, first logged step",
+        spec="BO-fig6",
     )
 
 
@@ -281,13 +306,14 @@ def _claim(check: GridCheck, steps: str) -> Claim:
     )
     reason = f"{check.reason}; {note}; {steps}"
     return Claim(
-        PAPER,
+        PAPER.name,
         check.claim_id,
         check.figure,
         check.statement,
         float(check.measured),
         check.threshold,
         reason=reason,
+        spec=check.spec,
         **stats,
     )
 
@@ -298,7 +324,7 @@ def class_size_identity(grid: pd.DataFrame, claims: ClaimSettings) -> Claim:
     smaller_class = np.minimum(grid.n_clean_plus, grid.n_clean_minus)
     identity = (grid.eq9_ratio_as_coded - smaller_class).abs() < tolerance
     return documentation(
-        PAPER,
+        PAPER.name,
         "fig4_as_coded_is_smaller_class_size",
         "Fig. 4 (as coded)",
         f"as coded, the Eq. 9 value is the smaller clean-class size (within {tolerance:g})",
@@ -307,6 +333,7 @@ def class_size_identity(grid: pd.DataFrame, claims: ClaimSettings) -> Claim:
         bool(identity.all()),
         f"explains the published integers 2..8; share of {len(grid)} runs",
         "an identity of the authors' running sum, not a result of training",
+        spec="BO-fig4",
     )
 
 
@@ -321,12 +348,13 @@ def grid_claims(grid: pd.DataFrame, claims: ClaimSettings) -> list[Claim]:
             rows.append(class_size_identity(grid, claims))
     rows.append(
         not_checkable(
-            PAPER,
+            PAPER.name,
             "fig5_text_balance",
             "Fig. 5 (Sec. 5)",
             "The balance between the dimension and the signal norm is significant for achieving low train and "
             "test loss.",
             "qualitative; the heatmaps (fig5, seed_spread) show the losses over the grid, the range rows check them",
+            spec="BO-fig5",
         )
     )
     return rows

@@ -15,12 +15,12 @@ from tqdm import tqdm
 from replication.claims import Claim
 from replication.perturbation import perturb
 
+from .. import PAPER
 from ..markov import MarkovChain
 from . import canonical, canonical3d
 from .flow import clocked_field, integrate_flow
 from .settings import BasinSettings
 
-PAPER = "Local to Global"
 MODELS: dict[str, ModuleType] = {"2d": canonical, "3d": canonical3d}
 DIMENSION = {"2d": 2, "3d": 3}
 SETTLED = (canonical.GLOBAL_MIN, canonical.LOCAL_MIN, canonical.LOCAL_MAX)
@@ -159,7 +159,7 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
     worst = grid.loc[(grid.agreeing / grid.n_starts).idxmin()]
     claims = [
         Claim(
-            PAPER,
+            PAPER.name,
             "1",
             "Fig. 1",
             "Gradient-flow endpoints from a grid of (e, w) starts match the basins of Thms 2/8.",
@@ -168,13 +168,14 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
             bool(agree == 1.0),
             f"{int(grid.agreeing.sum())}/{int(grid.n_starts.sum())} starts over {len(grid)} chains; "
             f"worst p={worst.p:g}, q={worst.q:g}: {int(worst.agreeing)}/{int(worst.n_starts)}",
+            spec="L2G-1",
         )
     ]
     drift = float(max(basins.max_energy_drift.max(), grid.max_energy_drift.max()))
     by_model = basins.groupby("model").max_energy_drift.max()
     claims.append(
         Claim(
-            PAPER,
+            PAPER.name,
             "2",
             "Figs. 1, 2",
             "Energy is constant along the gradient flow, 2-D and 3-D (relative to max(|E0|, 1)).",
@@ -183,12 +184,13 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
             bool(drift < tol.energy_drift),
             f"every basin start and grid start; 2-D {by_model.get('2d', np.nan):.1e}, "
             f"3-D {by_model.get('3d', np.nan):.1e}",
+            spec="L2G-2",
         )
     )
     error = float(np.nanmax(np.r_[basins.max_endpoint_loss_error, grid.max_endpoint_loss_error]))
     claims.append(
         Claim(
-            PAPER,
+            PAPER.name,
             "3",
             "Figs. 1, 2",
             "Endpoint losses: H(pi) at local minima, the entropy rate at global minima.",
@@ -196,6 +198,7 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
             f"max |loss - reference| < {tol.endpoint_loss:g}",
             bool(error < tol.endpoint_loss),
             "every endpoint on a minimum, both models, every chain and sigma",
+            spec="L2G-3",
         )
     )
     small = basins[basins.sigma <= tol.small_sigma]
@@ -206,7 +209,7 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
     sigmas = ", ".join(f"{s:g}" for s in sorted(small.sigma.unique())) or "none"
     claims += [
         Claim(
-            PAPER,
+            PAPER.name,
             "4a",
             "Figs. 2, 5",
             f"p+q>1, starts N(0, sigma^2 I) with sigma <= {tol.small_sigma:g}: the flow ends at a local minimum.",
@@ -216,9 +219,10 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
             f"2-D and 3-D, sigma in {{{sigmas}}}, {len(above)} runs of {int(basins.n_starts.max())} starts"
             if len(above)
             else "no run with p+q>1 and a small sigma in the config",
+            spec="L2G-4",
         ),
         Claim(
-            PAPER,
+            PAPER.name,
             "4b",
             "Figs. 2, 5",
             f"p+q<1, starts N(0, sigma^2 I) with sigma <= {tol.small_sigma:g}: the flow avoids local minima.",
@@ -228,6 +232,7 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
             f"2-D and 3-D, sigma in {{{sigmas}}}, {len(below)} runs of {int(basins.n_starts.max())} starts"
             if len(below)
             else "no run with p+q<1 and a small sigma in the config",
+            spec="L2G-4",
         ),
     ]
     return claims

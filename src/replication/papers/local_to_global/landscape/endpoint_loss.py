@@ -18,10 +18,11 @@ from scipy.special import log_expit
 
 from replication.claims import Claim, documentation, over_runs
 
+from .. import PAPER
 from ..data import sample_sequences
 from ..markov import MarkovChain
 from . import canonical
-from .basins import MODELS, PAPER, flow_endpoints
+from .basins import MODELS, flow_endpoints
 from .settings import BasinSettings
 
 REFERENCE = {canonical.LOCAL_MIN: "H(pi)", canonical.GLOBAL_MIN: "entropy rate"}
@@ -94,7 +95,7 @@ def sampled_loss_claim(sampled: pd.DataFrame, z_max: float) -> Claim:
         else "no flow ended on a minimum"
     )
     return Claim(
-        PAPER,
+        PAPER.name,
         "3",
         "Figs. 1, 2",
         "Endpoint losses: H(pi) at local minima, the entropy rate at global minima (cross-entropy of the "
@@ -103,6 +104,7 @@ def sampled_loss_claim(sampled: pd.DataFrame, z_max: float) -> Claim:
         f"|sampled - reference| <= {z_max:g} standard errors",
         reason=reason,
         **{**stats, "rule": f"every endpoint (one per chain, model and minimum kind); {stats['rule']}"},
+        spec="L2G-3",
     )
 
 
@@ -130,6 +132,7 @@ def reclassify(claims: list[Claim], small_sigma: float) -> list[Claim]:
                 claim.holds,
                 claim.reason,
                 why[claim.claim_id],
+                spec=claim.spec,
             )
         out.append(claim)
     return out

@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 
 from replication.claims import Claim, not_checkable, over_runs, over_seeds
+from replication.contract import BEYOND_THE_PAPER
 
+from .. import PAPER
 from ..transformer.settings import TransformerClaimSettings
 from .grid import Cell
 from .prediction import PREDICTION_CHECKS, PredictionCheck, canonical_prediction
 from .settings import PhaseSettings
 
-PAPER = "Local to Global"
 FIGURE = "Phase diagram (beyond the paper)"
 
 
@@ -35,12 +36,13 @@ def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, descr
         if not cell.resolvable:
             rows.append(
                 not_checkable(
-                    PAPER,
+                    PAPER.name,
                     claim_id,
                     FIGURE,
                     statement.format(cell=f"(p, q) = ({cell.p:g}, {cell.q:g})"),
                     f"unresolvable: gap {cell.gap:.2g} nats against a batch-gap noise of {cell.noise_gap:.2g} "
                     "(measures.resolution)",
+                    spec=BEYOND_THE_PAPER,
                 )
             )
             continue
@@ -49,7 +51,7 @@ def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, descr
         verdicts.append(stats["holds"])
         rows.append(
             Claim(
-                PAPER,
+                PAPER.name,
                 claim_id,
                 FIGURE,
                 statement.format(cell=f"(p, q) = ({cell.p:g}, {cell.q:g})"),
@@ -58,6 +60,7 @@ def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, descr
                 reason=describe(group),
                 rule=rule,
                 **stats,
+                spec=BEYOND_THE_PAPER,
             )
         )
     skipped = int((~cells.resolvable).sum())
@@ -65,14 +68,19 @@ def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, descr
     if not verdicts:
         rows.append(
             not_checkable(
-                PAPER, f"{claim} (all cells)", FIGURE, overall, f"no resolvable cell ({skipped} unresolvable)"
+                PAPER.name,
+                f"{claim} (all cells)",
+                FIGURE,
+                overall,
+                f"no resolvable cell ({skipped} unresolvable)",
+                spec=BEYOND_THE_PAPER,
             )
         )
         return rows
     stats = over_runs(verdicts)
     rows.append(
         Claim(
-            PAPER,
+            PAPER.name,
             f"{claim} (all cells)",
             FIGURE,
             overall,
@@ -84,6 +92,7 @@ def _per_cell(claim, statement, threshold, cells, runs, outcome, measured, descr
             ),
             rule="per cell (each over its seeds); holds in every cell",
             **{k: v for k, v in stats.items() if k not in ("rule",)},
+            spec=BEYOND_THE_PAPER,
         )
     )
     return rows

@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 
 from replication.claims import Claim, not_checkable, over_seeds
+from replication.contract import BEYOND_THE_PAPER
 
+from .. import PAPER
 from ..phase.grid import Cell
 from .analysis import ESCAPE_FACTOR, SLOPE_FACTOR, resolved_share, seed_outcomes
 from .escape import seed_tests
 from .settings import EscapeSettings, HessianSettings
 
-PAPER = "Local to Global"
 FIGURE = "Curvature at the plateau (beyond the paper)"
 LAW_FIGURE = "The escape predicted from AdamW's step (beyond the paper)"
 ESCAPE_FIGURE = "What decides the escape (beyond the paper)"
@@ -76,9 +77,9 @@ def resolved_claim(points: pd.DataFrame, prefix: str, claim: str, what: str) -> 
         f"tolerance) is decided at >= {RESOLVED:.0%} of the (cell, point, seed) on the plateau."
     )
     if not total:
-        return not_checkable(PAPER, claim, FIGURE, statement, "no point on the plateau")
+        return not_checkable(PAPER.name, claim, FIGURE, statement, "no point on the plateau", spec=BEYOND_THE_PAPER)
     return Claim(
-        PAPER,
+        PAPER.name,
         claim,
         FIGURE,
         statement,
@@ -88,6 +89,7 @@ def resolved_claim(points: pd.DataFrame, prefix: str, claim: str, what: str) -> 
         reason=f"{resolved} of {total} resolved",
         rule="one count over the points",
         n_runs=total,
+        spec=BEYOND_THE_PAPER,
     )
 
 
@@ -98,9 +100,11 @@ def escape_law_claim(summary: dict) -> Claim:
         f"the fixed point; no fitted constant) is within a factor {ESCAPE_FACTOR:g} of the measured one."
     )
     if not summary.get("runs"):
-        return not_checkable(PAPER, "5t", LAW_FIGURE, statement, "no run escaped with its mode measured")
+        return not_checkable(
+            PAPER.name, "5t", LAW_FIGURE, statement, "no run escaped with its mode measured", spec=BEYOND_THE_PAPER
+        )
     return Claim(
-        PAPER,
+        PAPER.name,
         "5t",
         LAW_FIGURE,
         statement,
@@ -114,6 +118,7 @@ def escape_law_claim(summary: dict) -> Claim:
         ),
         rule="one comparison over the runs",
         n_runs=int(summary["runs"]),
+        spec=BEYOND_THE_PAPER,
     )
 
 
@@ -199,10 +204,12 @@ def _told_claim(claim_id: str, figure: str, statement: str, threshold: str, outc
     seed), the median of ``measured`` over them; ``not checkable`` with ``reasons`` where none could."""
     told = outcomes.dropna()
     if not len(told):
-        return not_checkable(PAPER, claim_id, figure, statement, f"no seed can be told: {reasons}")
+        return not_checkable(
+            PAPER.name, claim_id, figure, statement, f"no seed can be told: {reasons}", spec=BEYOND_THE_PAPER
+        )
     stats = over_seeds(told.to_numpy(bool))
     return Claim(
-        PAPER,
+        PAPER.name,
         claim_id,
         figure,
         statement,
@@ -211,6 +218,7 @@ def _told_claim(claim_id: str, figure: str, statement: str, threshold: str, outc
         reason=reasons,
         rule=f"per seed where it can be told; {stats.pop('rule')}",
         **stats,
+        spec=BEYOND_THE_PAPER,
     )
 
 

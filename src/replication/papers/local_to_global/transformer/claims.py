@@ -60,6 +60,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
                 else f"the runs do not reach iteration {stop}"
             ),
             "per seed; ",
+            spec="L2G-5",
         )
     )
 
@@ -84,6 +85,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             f"per seed {', '.join(f'{g:.4f}' for g in at_stop)}; first within {tol} at iterations "
             f"{_iterations(firsts)}",
             "per seed; ",
+            spec="L2G-5",
         )
     )
 
@@ -107,6 +109,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             f"final losses {', '.join(f'{f:.4f}' for f in finals)} (entropy rate {chain.bigram_loss:.4f}); below "
             f"H(pi) - {tol} from iterations {_iterations(escapes)}; see fig4_long",
             "per seed; ",
+            spec="L2G-5",
         )
     )
     return claims

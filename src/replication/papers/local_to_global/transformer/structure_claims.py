@@ -11,17 +11,28 @@ import pandas as pd
 
 from replication.claims import Claim, not_checkable, over_seeds
 
+from .. import PAPER
 from ..markov import MarkovChain
 from .settings import TransformerClaimSettings
 
-PAPER = "Local to Global"
 OTHER_MATRICES = ("W_Q", "W_K", "W_O", "W_2")
 
 
-def checked(claim_id, figure, statement, measured, threshold, outcomes, reason, rule_prefix="") -> Claim:
+def checked(claim_id, figure, statement, measured, threshold, outcomes, reason, rule_prefix="", *, spec) -> Claim:
     stats = over_seeds(outcomes)
     rule = f"{rule_prefix}{stats.pop('rule')}"
-    return Claim(PAPER, claim_id, figure, statement, float(measured), threshold, reason=reason, rule=rule, **stats)
+    return Claim(
+        PAPER.name,
+        claim_id,
+        figure,
+        statement,
+        float(measured),
+        threshold,
+        reason=reason,
+        rule=rule,
+        spec=spec,
+        **stats,
+    )
 
 
 def _at(frame: pd.DataFrame, matrix: str, step: int) -> pd.DataFrame:
@@ -69,6 +80,7 @@ def rank_one_at_snapshot(data: Structure) -> Claim:
         shares >= share,
         "per seed min over W_1, W_V: " + ", ".join(f"{v:.3f}" for v in shares),
         "per seed; ",
+        spec="L2G-6",
     )
 
 
@@ -88,6 +100,7 @@ def rank_one_at_convergence(data: Structure) -> Claim:
             f"{fig3.loc[g.top_share.idxmin(), 'matrix']} {g.top_share.min():.3f}" for _, g in last.groupby("seed")
         ),
         "per seed; ",
+        spec="L2G-6",
     )
 
 
@@ -105,6 +118,7 @@ def w1_along_e(data: Structure) -> Claim:
         + f"; at iteration {data.final}: "
         + ", ".join(f"{v:.3f}" for v in _at(data.fig3, "W_1", data.final).cos_e_input),
         "per seed; ",
+        spec="L2G-6",
     )
 
 
@@ -138,6 +152,7 @@ def wv_along_e(data: Structure) -> Claim:
         + ", ".join(f"{r.cos_e_output:.2f}/{r.cos_e_input:.2f}" for r in wv.itertuples())
         + _ablation3_note(data),
         "per seed; ",
+        spec="L2G-6",
     )
 
 
@@ -154,6 +169,7 @@ def wv_output_along_e(data: Structure) -> Claim:
         + ", ".join(f"{v:.3f}" for v in wv.cos_e_output)
         + " (authors' snapshot: 0.996 against W_1's input direction)",
         "per seed; ",
+        spec="L2G-6",
     )
 
 
@@ -171,6 +187,7 @@ def e_on_hypercube(data: Structure) -> Claim:
         + f"; at iteration {data.final}: "
         + ", ".join(f"{v:.3f}" for v in _at(data.fig3, "W_1", data.final).e_flatness),
         "per seed; ",
+        spec="L2G-6",
     )
 
 
@@ -192,6 +209,7 @@ def others_rank_one(data: Structure) -> Claim | None:
         rank >= share,
         "per matrix, seed mean: " + ", ".join(f"{m} {g.top_share.mean():.3f}" for m, g in others.groupby("matrix")),
         "per seed, every matrix; ",
+        spec="L2G-6",
     )
 
 
@@ -210,30 +228,33 @@ def others_along_e(data: Structure) -> Claim | None:
         "per matrix, seed mean of the larger side: "
         + ", ".join(f"{m} {g.apply(_component_along_e, axis=1).mean():.3f}" for m, g in others.groupby("matrix")),
         "per seed, every matrix; ",
+        spec="L2G-6",
     )
 
 
 def every_chain(data: Structure) -> Claim:
     fig3, fig4 = data.fig3_chain, data.fig4_chain
     return not_checkable(
-        PAPER,
+        PAPER.name,
         "6g",
         "Fig. 3 (Sec. 5.1)",
         "The same conclusion holds for all values of (p, q) in (0, 1)^2.",
         f"not in this report: figures/all trains p = {fig3.p:g}, q = {fig3.q:g} for Fig. 3 (and "
         f"{fig4.p:g}/{fig4.q:g} for Fig. 4); it is checked per (p, q) cell by the phase diagram, rows 6g of "
         "figures/phase_claims.md (target figures/phase, `make phase`; docs/phase-diagram.md)",
+        spec="L2G-6",
     )
 
 
 def optimiser_setting(data: Structure) -> Claim:
     return not_checkable(
-        PAPER,
+        PAPER.name,
         "6h",
         "Fig. 3 (Sec. 5.1)",
         "Trained with SGD from the standard init with std 0.001.",
         "a setting, not a result; the authors' code uses AdamW and its snapshots imply std 0.02, which "
         "the pipeline follows (Table 2); optimizer.name: sgd and sigma are config values",
+        spec="L2G-6",
     )
 
 
@@ -262,6 +283,7 @@ def rank_one_init_stays(data: Structure) -> Claim:
         f"lowest: {weakest.matrix} at iteration {int(weakest.step)} (seed {int(weakest.seed)}); W_V's input side "
         f"|cos e| {weakest.cos_e_input:.4f}" + note,
         "per seed; ",
+        spec="L2G-6",
     )
 
 
@@ -282,6 +304,7 @@ def rank_one_init_rest(data: Structure) -> Claim | None:
         "W_Q, W_K, W_O start from the standard init (spec §4); their share at the last checkpoint, seed mean: "
         + ", ".join(f"{m} {g.top_share.mean():.3f}" for m, g in standard_ones.groupby("matrix")),
         "per seed; ",
+        spec="L2G-6",
     )
 
 
