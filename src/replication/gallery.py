@@ -118,7 +118,7 @@ def claims_overview(rows: pd.DataFrame, report_link: str) -> str:
             lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
         return "\n".join(lines) + f"\n\nEach claim's measurement and reason: [the claims report]({report_link})."
     parts = []
-    for spec, group in rows.groupby(rows.claim_id.str.split(" (", n=1, regex=False).str[0], sort=False):
+    for spec, group in rows.groupby("spec", sort=False):
         checked = group[group.kind == "checked"]
         unchecked = int((group.kind == "not checkable").sum())
         parts.append(

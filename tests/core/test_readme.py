@@ -100,8 +100,9 @@ def test_the_fast_tests_the_readme_names_exist_and_their_time_limit_is_the_measu
 #
 # A finding may open with a claims clause, ``**<selectors>: <verdict>** — <words>``:
 #   selectors  claims of the row's paper, comma-separated: a claim_id of the report ("L2G-6 (6d)"), its
-#              name (the part in parentheses, "6d"), or a spec id ("L2G-6": its claims about the row's
-#              figure number, leaving out those whose figure label is another row's label)
+#              name (the part in parentheses, "6d"), or the spec claim the rows declare (their `spec`:
+#              "L2G-6", or "beyond the paper"): its claims about the row's figure number, leaving out
+#              those whose figure label is another row's label
 #   verdict    "holds" / "fails" (one checked claim), "not checkable", or "<x> of <y> hold" (checked
 #              claims), then optionally "; <names> fail(s)" and "; <names or a count> not checkable",
 #              which must be given wherever a selected claim is not checkable.
@@ -116,9 +117,11 @@ def split_names(text: str) -> list[str]:
     return [name.strip() for name in re.split(r",(?![^()]*\))", text) if name.strip()]
 
 
-def claim_name(claim_id: str) -> str:
-    """``L2G-6 (6d)`` -> ``6d``; an id without parentheses is its own name."""
-    return claim_id.split(" (", 1)[1][:-1] if " (" in claim_id else claim_id
+def claim_name(claim: dict) -> str:
+    """A report row's own name: ``L2G-6 (6d)`` filed under ``L2G-6`` -> ``6d``; a claim beyond the paper,
+    or one that is its spec claim itself ("L2G-1"), is named by its id."""
+    filed = f"{claim['spec']} ("
+    return claim["claim_id"][len(filed) : -1] if claim["claim_id"].startswith(filed) else claim["claim_id"]
 
 
 def figure_numbers(label: str) -> set[str]:
@@ -151,11 +154,11 @@ def select(selectors: str, paper: str, label: str, labels: set[str], report: lis
     numbers = figure_numbers(label)
     chosen: dict[str, dict] = {}
     for selector in split_names(selectors):
-        exact = [c for c in own if selector in (c["claim_id"], claim_name(c["claim_id"]))]
+        exact = [c for c in own if selector in (c["claim_id"], claim_name(c))]
         spec = [
             c
             for c in own
-            if c["claim_id"].split(" (", 1)[0] == selector
+            if c["spec"] == selector
             and (not numbers or numbers & figure_numbers(c["figure"]))
             and (c["figure"] == label or c["figure"] not in labels)
         ]
@@ -168,8 +171,8 @@ def verdict_errors(claims: list[dict], verdict: str) -> list[str]:
     """How ``verdict`` (the clause's words after the colon) disagrees with ``claims``; [] if it agrees."""
     checked = [c for c in claims if c["kind"] == "checked"]
     held = [c for c in checked if c["holds"] == "True"]
-    failing = {claim_name(c["claim_id"]) for c in checked if c["holds"] != "True"}
-    unchecked = {claim_name(c["claim_id"]) for c in claims if c["kind"] == "not checkable"}
+    failing = {claim_name(c) for c in checked if c["holds"] != "True"}
+    unchecked = {claim_name(c) for c in claims if c["kind"] == "not checkable"}
     head, *tail = [part.strip() for part in verdict.split(";")]
     count = re.fullmatch(r"(\d+) of (\d+) hold", head)
     stated = {"holds": (1, 1), "fails": (0, 1), "not checkable": (0, 0)}.get(head)
