@@ -73,6 +73,13 @@ class Paper:
     tables: tuple[Table, ...] = ()
     # Constraints of the paper's settings that JSON schema cannot state: raises ConfigError.
     check_config: Callable[[dict], None] | None = field(default=None, compare=False)
+    # Its settings, typed, from its validated config section: the workflow builds them once
+    # (SETTINGS[<id>] in workflow/rules/common.smk) for every rule file of the paper to read.
+    settings: Callable[[dict], object] | None = field(default=None, compare=False)
+
+    def typed_settings(self, section: dict) -> object:
+        """Its settings from its validated config section: ``settings(section)``, or the section itself."""
+        return self.settings(section) if self.settings else section
 
     @property
     def package_dir(self) -> Path:

@@ -62,6 +62,10 @@ def paper_report(manifest):
     return [str(path)] if SETTINGS_RECORD.get("over") == "smoke" and path.is_file() else []
 
 
+# Each paper's settings, typed, built once here from its validated section (Paper.settings): its
+# rule files read them (SETTINGS["<id>"].<part>) and type nothing again.
+SETTINGS = {paper.id: paper.typed_settings(config[paper.id]) for paper in PAPERS}
+
 # Absolute: the papers' rule files live in their packages.
 ENVIRONMENT = str(PROJECT_ROOT / "environment.yml")
 
@@ -79,6 +83,8 @@ FIGURES_BY_MANIFEST = {
     for manifest in MANIFESTS
 }
 FIGURES = FIGURES_BY_MANIFEST["all"]
+# The manifests other than the laptop set figures/all: each its own target, claims report and reference set.
+OTHER_MANIFESTS = [manifest for manifest in MANIFESTS if manifest != "all"]
 
 # Tables of the papers (Markdown, LaTeX), by manifest: listed in figures/<manifest> like the figures.
 TABLES_BY_MANIFEST = {
@@ -97,6 +103,7 @@ TABLES = TABLES_BY_MANIFEST["all"]
 # report merges its own (figures/claims.md for "all", figures/<manifest>_claims.md otherwise).
 CLAIM_TABLES_BY_MANIFEST = {manifest: [] for manifest in MANIFESTS}
 CLAIM_TABLES = CLAIM_TABLES_BY_MANIFEST["all"]
+CLAIMS_REPORT = "figures/claims.md"  # figures/all's; figures/<manifest>_claims.md for the others
 
 
 def register_claims(csv_path, manifest="all"):

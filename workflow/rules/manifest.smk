@@ -22,7 +22,7 @@ rule figures_manifest:
     input:
         [path for record in FIGURES for path in figure_files(record["path"])],
         [record["path"] for record in TABLES],
-        rules.claims_report.output.md,
+        CLAIMS_REPORT,
         rules.settings_record.output,
     output:
         manifest="figures/all",

@@ -6,9 +6,6 @@ from replication.paths import files_under, reference_set_dir, shown_path
 
 perturbation_from_environment()  # a malformed REPLICATION_PERTURBATION stops the run before any job
 
-CLAIMS_REPORT = "figures/claims.md"
-# The other manifests' claims reports: only the rows of their own tables (no spec catalogue).
-OTHER_MANIFESTS = [manifest for manifest in MANIFESTS if manifest != "all"]
 REFERENCE_SET = reference_set_dir(config["diff"], PROJECT_ROOT)
 
 
@@ -33,6 +30,7 @@ rule claims_report:
         "../../scripts/claims_report.py"
 
 
+# The other manifests' claims reports: only the rows of their own tables (no spec catalogue).
 if OTHER_MANIFESTS:
 
     rule claims_report_manifest:

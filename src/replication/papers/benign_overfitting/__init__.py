@@ -3,6 +3,7 @@
 
 from replication.contract import Figure, Paper, SpecClaim
 
+from . import settings
 from .config_checks import check_ranges
 
 _FIGURES = "figures/benign_overfitting"
@@ -75,4 +76,5 @@ PAPER = Paper(
         ),
     ),
     check_config=check_ranges,
+    settings=settings.settings,
 )

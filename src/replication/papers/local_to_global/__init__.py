@@ -15,6 +15,7 @@ sampled sequences (``data``), the config section (``schema.yaml``, ``smoke.yaml`
 
 from replication.contract import Figure, Paper, SpecClaim, Table
 
+from . import settings
 from .config_checks import check_config
 
 _FIGURES = "figures/local_to_global"
@@ -139,4 +140,5 @@ PAPER = Paper(
         ),
     ),
     check_config=check_config,
+    settings=settings.settings,
 )

@@ -1,16 +1,13 @@
 # Benign overfitting in token selection (arXiv 2409.17625 v1): Fig. 1 selections, recorded runs
 # (Figs. 2, 3), the d x ||mu|| grid in shards (Figs. 4-6, accuracy), then the claims table.
 # The grid merge and the figure rules are localrules: on a cluster they run in the driver (seconds each).
-from replication.papers.benign_overfitting import HEATMAPS as BO_HEATMAPS
-from replication.papers.benign_overfitting import PANELS as BO_PANELS
-from replication.papers.benign_overfitting import PAPER as BO_PAPER
+from replication.papers import benign_overfitting
 from replication.papers.benign_overfitting.grid import grid_cells, shards
-from replication.papers.benign_overfitting.settings import settings
 
-BO = settings(config["benign_overfitting"])
-BO_RESULTS = BO_PAPER.results_dir
-BO_FIGURES = BO_PAPER.figures_dir
-
+BO = SETTINGS["benign_overfitting"]  # the paper's settings, built once (common.smk)
+BO_PAPER = benign_overfitting.PAPER
+BO_RESULTS = benign_overfitting.PAPER.results_dir
+BO_FIGURES = benign_overfitting.PAPER.figures_dir
 BO_SHARDS = shards(grid_cells(BO.grid), BO.grid.shard_size)
 BO_SHARD_IDS = [f"{k:03d}" for k in range(len(BO_SHARDS))]
 BO_CLAIMS = register_claims(f"{BO_RESULTS}/claims.csv")
@@ -43,7 +40,7 @@ rule bo_fig1_selections:
 rule bo_trajectories:
     """Recorded training runs (every token's probability every record_every steps) of Figs. 2, 3."""
     output:
-        expand(f"{BO_RESULTS}/trajectories/{{bo_panel}}.npz", bo_panel=BO_PANELS),
+        expand(f"{BO_RESULTS}/trajectories/{{bo_panel}}.npz", bo_panel=benign_overfitting.PANELS),
     log:
         "logs/benign_overfitting/trajectories.log",
     benchmark:
@@ -56,7 +53,7 @@ rule bo_trajectories:
     params:
         model=rule_param(BO.model),
         settings=rule_param(BO.trajectories),
-        panels=list(BO_PANELS),
+        panels=list(benign_overfitting.PANELS),
     script:
         "../scripts/bo_trajectories.py"
 
@@ -157,7 +154,7 @@ rule bo_fig3:
         # <name>_pdf, <name>_png, <name>_csv for each of the three figures
         **{
             f"fig3{panel}_{kind}": path
-            for panel in BO_PANELS
+            for panel in benign_overfitting.PANELS
             for kind, path in figure_outputs(BO_PAPER, f"{BO_FIGURES}/fig3{panel}.pdf").items()
         },
     log:
@@ -171,7 +168,7 @@ rule bo_fig3:
         mem_mb=2000,
         runtime=15,
     params:
-        panels=list(BO_PANELS),
+        panels=list(benign_overfitting.PANELS),
         settings=rule_param(BO.trajectories),
         model=rule_param(BO.model),
     script:
@@ -185,7 +182,7 @@ rule bo_heatmaps:
     output:
         **{
             f"{name}_{kind}": path
-            for name in BO_HEATMAPS
+            for name in benign_overfitting.HEATMAPS
             for kind, path in figure_outputs(BO_PAPER, f"{BO_FIGURES}/{name}.pdf").items()
         },
     log:
@@ -199,7 +196,7 @@ rule bo_heatmaps:
         mem_mb=2000,
         runtime=15,
     params:
-        names=list(BO_HEATMAPS),
+        names=list(benign_overfitting.HEATMAPS),
         settings=rule_param(BO.grid),
         model=rule_param(BO.model),
         claims=rule_param(BO.claims),

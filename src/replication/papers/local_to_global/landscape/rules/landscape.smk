@@ -1,11 +1,11 @@
 # Local to Global: the loss landscape and gradient flow of the canonical models (Figs. 1, 2, 5).
 # Figure rules are localrules: on a cluster they run in the driver (seconds each, not worth a queue wait).
 
-from replication.papers.local_to_global import PAPER as L2G
-from replication.papers.local_to_global.landscape.settings import landscape_settings
+from replication.papers import local_to_global
 
-L2G_FIGURES = L2G.figures_dir
-L2G_LANDSCAPE = landscape_settings(config["local_to_global"])  # typed, once
+L2G = SETTINGS["local_to_global"]  # the paper's settings, built once (common.smk)
+L2G_PAPER = local_to_global.PAPER
+L2G_FIGURES = local_to_global.PAPER.figures_dir
 
 
 rule l2g_fig1_flows:
@@ -23,7 +23,7 @@ rule l2g_fig1_flows:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=rule_param(L2G_LANDSCAPE.fig1),
+        settings=rule_param(L2G.landscape.fig1),
     script:
         "../scripts/l2g_fig1_flows.py"
 
@@ -33,7 +33,7 @@ rule l2g_fig1:
     input:
         flows=rules.l2g_fig1_flows.output[0],
     output:
-        **figure_outputs(L2G, f"{L2G_FIGURES}/fig1.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/fig1.pdf"),
     log:
         "logs/local_to_global/fig1.log",
     benchmark:
@@ -46,7 +46,7 @@ rule l2g_fig1:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=rule_param(L2G_LANDSCAPE.fig1),
+        settings=rule_param(L2G.landscape.fig1),
     script:
         "../scripts/l2g_fig1.py"
 
@@ -72,7 +72,7 @@ rule l2g_canonical3d_flows:
         mem_mb=1000,
         runtime=30,
     params:
-        settings=lambda wildcards: rule_param(getattr(L2G_LANDSCAPE, wildcards.fig)),
+        settings=lambda wildcards: rule_param(getattr(L2G.landscape, wildcards.fig)),
     script:
         "../scripts/l2g_canonical3d_flows.py"
 
@@ -82,7 +82,7 @@ rule l2g_fig2:
     input:
         flows="results/local_to_global/canonical3d_flows/fig2.csv",
     output:
-        **figure_outputs(L2G, f"{L2G_FIGURES}/fig2.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/fig2.pdf"),
     log:
         "logs/local_to_global/fig2.log",
     benchmark:
@@ -94,7 +94,7 @@ rule l2g_fig2:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=rule_param(L2G_LANDSCAPE.fig2),
+        settings=rule_param(L2G.landscape.fig2),
     script:
         "../scripts/l2g_fig2.py"
 
@@ -104,7 +104,7 @@ rule l2g_fig5:
     input:
         flows="results/local_to_global/canonical3d_flows/fig5.csv",
     output:
-        **figure_outputs(L2G, f"{L2G_FIGURES}/fig5.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/fig5.pdf"),
     log:
         "logs/local_to_global/fig5.log",
     benchmark:
@@ -116,7 +116,7 @@ rule l2g_fig5:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=rule_param(L2G_LANDSCAPE.fig5),
+        settings=rule_param(L2G.landscape.fig5),
     script:
         "../scripts/l2g_fig5.py"
 
@@ -137,7 +137,7 @@ rule l2g_basin_fractions:
         mem_mb=2000,
         runtime=30,
     params:
-        settings=rule_param(L2G_LANDSCAPE.basins),
+        settings=rule_param(L2G.landscape.basins),
     script:
         "../scripts/l2g_basin_fractions.py"
 
@@ -157,7 +157,7 @@ rule l2g_basin_grid:
         mem_mb=2000,
         runtime=60,
     params:
-        settings=rule_param(L2G_LANDSCAPE.basins),
+        settings=rule_param(L2G.landscape.basins),
     script:
         "../scripts/l2g_basin_grid.py"
 
@@ -167,7 +167,7 @@ rule l2g_basins:
     input:
         basins=rules.l2g_basin_fractions.output[0],
     output:
-        **figure_outputs(L2G, f"{L2G_FIGURES}/basins.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/basins.pdf"),
     log:
         "logs/local_to_global/basins.log",
     benchmark:
@@ -179,7 +179,7 @@ rule l2g_basins:
         mem_mb=2000,
         runtime=15,
     params:
-        settings=rule_param(L2G_LANDSCAPE.basins),
+        settings=rule_param(L2G.landscape.basins),
     script:
         "../scripts/l2g_basins.py"
 
@@ -202,6 +202,6 @@ rule l2g_claims_landscape:
         mem_mb=1000,
         runtime=10,
     params:
-        settings=rule_param(L2G_LANDSCAPE.basins),
+        settings=rule_param(L2G.landscape.basins),
     script:
         "../scripts/l2g_claims_landscape.py"

@@ -5,31 +5,24 @@
 # Measures, figures and claims read the cells and are localrules.
 
 # Self-contained: included before or after the package's other rule files (sorted by path).
-from replication.papers.local_to_global import PAPER as L2G_PHASE_PAPER
-from replication.papers.local_to_global.phase import MANIFEST as L2G_PHASE_MANIFEST
-from replication.papers.local_to_global.phase.grid import Cell as L2GPhaseCell
-from replication.papers.local_to_global.phase.settings import (
-    PHASE_DIR as L2G_PHASE_DIR,
-    cell_files,
-    phase_run_settings,
-    phase_settings,
-)
-from replication.papers.local_to_global.transformer.settings import transformer_settings
+from replication.papers import local_to_global
+from replication.papers.local_to_global.phase.grid import Cell
+from replication.papers.local_to_global.phase.settings import PHASE_DIR, cell_files, phase_run_settings
 
-L2G_PHASE = phase_settings(config["local_to_global"])
-L2G_PHASE_TRANSFORMER = transformer_settings(config["local_to_global"])  # the shared training settings
-L2G_PHASE_FIGURES = L2G_PHASE_PAPER.figures_dir
-L2G_PHASE_CELLS = [cell.name for cell in L2G_PHASE.cells]
-L2G_PHASE_CLAIMS = register_claims(f"{L2G_PHASE_DIR}/claims.csv", manifest=L2G_PHASE_MANIFEST)
+L2G = SETTINGS["local_to_global"]  # the paper's settings, built once (common.smk)
+L2G_PAPER = local_to_global.PAPER
+L2G_FIGURES = local_to_global.PAPER.figures_dir
+L2G_PHASE_CELLS = [cell.name for cell in L2G.phase.cells]
+L2G_PHASE_CLAIMS = register_claims(f"{PHASE_DIR}/claims.csv", manifest=local_to_global.phase.MANIFEST)
 
 
 rule l2g_phase_cell:
     """Train every (init, seed) of one (p, q) cell to the horizon or its early stop: evaluations
     (test loss and the chain's own cross-entropy on the same batch), runs (steps, CPU-s), final weights."""
     output:
-        evaluations=f"{L2G_PHASE_DIR}/cells/{{cell}}/evaluations.csv",
-        runs=f"{L2G_PHASE_DIR}/cells/{{cell}}/runs.csv",
-        final=f"{L2G_PHASE_DIR}/cells/{{cell}}/final.npz",
+        evaluations=f"{PHASE_DIR}/cells/{{cell}}/evaluations.csv",
+        runs=f"{PHASE_DIR}/cells/{{cell}}/runs.csv",
+        final=f"{PHASE_DIR}/cells/{{cell}}/final.npz",
     log:
         "logs/local_to_global/phase/{cell}.log",
     benchmark:
@@ -38,7 +31,7 @@ rule l2g_phase_cell:
         cell="|".join(L2G_PHASE_CELLS) or "no-cell",
     conda:
         ENVIRONMENT
-    threads: L2G_PHASE_TRANSFORMER.threads
+    threads: L2G.transformer.threads
     resources:
         # Six runs of at most 3000 iterations at 16-32 ms of one core each (measured, busy or idle 2-core
         # machine): up to ~10 min; resident memory ~0.5 GB (docs/phase-diagram.md). Twice that, for slower nodes.
@@ -46,10 +39,10 @@ rule l2g_phase_cell:
         runtime=60,
     params:
         settings=lambda wildcards: rule_param(
-            phase_run_settings(L2G_PHASE_TRANSFORMER, L2G_PHASE, L2GPhaseCell.named(wildcards.cell))
+            phase_run_settings(L2G.transformer, L2G.phase, Cell.named(wildcards.cell))
         ),
-        stop=rule_param(L2G_PHASE.stop),
-        smooth=L2G_PHASE.measures.smooth,  # the stopping rule's window; the other measures are post hoc
+        stop=rule_param(L2G.phase.stop),
+        smooth=L2G.phase.measures.smooth,  # the stopping rule's window; the other measures are post hoc
     script:
         "../scripts/l2g_phase_cell.py"
 
@@ -58,12 +51,12 @@ rule l2g_phase_measures:
     """Per run: excess loss, plateau, escape, final closed fraction, noise, the rank-one structure of
     its final weights; per cell: resolvability."""
     input:
-        evaluations=cell_files(L2G_PHASE, "evaluations.csv"),
-        runs=cell_files(L2G_PHASE, "runs.csv"),
-        final=cell_files(L2G_PHASE, "final.npz"),
+        evaluations=cell_files(L2G.phase, "evaluations.csv"),
+        runs=cell_files(L2G.phase, "runs.csv"),
+        final=cell_files(L2G.phase, "final.npz"),
     output:
-        runs=f"{L2G_PHASE_DIR}/measures.csv",
-        cells=f"{L2G_PHASE_DIR}/cells.csv",
+        runs=f"{PHASE_DIR}/measures.csv",
+        cells=f"{PHASE_DIR}/cells.csv",
     log:
         "logs/local_to_global/phase_measures.log",
     localrule: True
@@ -71,7 +64,7 @@ rule l2g_phase_measures:
         ENVIRONMENT
     params:
         cells=L2G_PHASE_CELLS,
-        phase=rule_param(L2G_PHASE),
+        phase=rule_param(L2G.phase),
     script:
         "../scripts/l2g_phase_measures.py"
 
@@ -81,14 +74,14 @@ rule l2g_phase_heatmaps:
     input:
         cells=rules.l2g_phase_measures.output.cells,
     output:
-        **figure_outputs(L2G_PHASE_PAPER, f"{L2G_PHASE_FIGURES}/phase_heatmaps.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/phase_heatmaps.pdf"),
     log:
         "logs/local_to_global/phase_heatmaps.log",
     localrule: True
     conda:
         ENVIRONMENT
     params:
-        settings=rule_param(L2G_PHASE),
+        settings=rule_param(L2G.phase),
     script:
         "../scripts/l2g_phase_heatmaps.py"
 
@@ -98,14 +91,14 @@ rule l2g_phase_plateau:
     input:
         runs=rules.l2g_phase_measures.output.runs,
     output:
-        **figure_outputs(L2G_PHASE_PAPER, f"{L2G_PHASE_FIGURES}/phase_plateau.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/phase_plateau.pdf"),
     log:
         "logs/local_to_global/phase_plateau.log",
     localrule: True
     conda:
         ENVIRONMENT
     params:
-        settings=rule_param(L2G_PHASE),
+        settings=rule_param(L2G.phase),
     script:
         "../scripts/l2g_phase_plateau.py"
 
@@ -123,7 +116,7 @@ rule l2g_phase_claims:
     conda:
         ENVIRONMENT
     params:
-        phase=rule_param(L2G_PHASE),
-        claims=rule_param(L2G_PHASE_TRANSFORMER.claims),
+        phase=rule_param(L2G.phase),
+        claims=rule_param(L2G.transformer.claims),
     script:
         "../scripts/l2g_phase_claims.py"

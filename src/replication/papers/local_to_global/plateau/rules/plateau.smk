@@ -4,68 +4,56 @@
 # Training and Hessian jobs are per cell; tables, figures and claims are localrules.
 
 # Self-contained: included before or after the package's other rule files (sorted by path).
-from replication.papers.local_to_global import PAPER as L2G_PLATEAU_PAPER
-from replication.papers.local_to_global.phase.grid import Cell as L2GPhaseCell
-from replication.papers.local_to_global.phase.settings import (
-    phase_run_settings as l2g_plateau_run_settings,
-    phase_settings as l2g_plateau_phase_settings,
-)
-from replication.papers.local_to_global.plateau import MANIFEST as L2G_PLATEAU_MANIFEST
+from replication.papers import local_to_global
+from replication.papers.local_to_global.phase.grid import Cell
+from replication.papers.local_to_global.phase.settings import PHASE_DIR, phase_run_settings
 from replication.papers.local_to_global.plateau.settings import (
-    PHASE_DIR as L2G_PLATEAU_PHASE_DIR,
-    PLATEAU_DIR as L2G_PLATEAU_DIR,
-    SWEEPS as L2G_ESCAPE_SWEEPS,
+    PLATEAU_DIR,
+    SWEEPS,
     escape_files,
     escape_phase,
     escape_run_settings,
     escape_runtime,
-    escape_settings,
     from_phase_grid,
-    growth_settings,
     plateau_cells,
     plateau_files,
-    plateau_settings,
     value_name,
 )
-from replication.papers.local_to_global.transformer.settings import transformer_settings as l2g_plateau_transformer
 
-L2G_PLATEAU = plateau_settings(config["local_to_global"])
-L2G_PLATEAU_PHASE = l2g_plateau_phase_settings(config["local_to_global"])
-L2G_PLATEAU_TRAINING = l2g_plateau_transformer(config["local_to_global"])
-L2G_PLATEAU_CELLS = [cell.name for cell in plateau_cells(L2G_PLATEAU_PHASE)]
-L2G_PLATEAU_CLAIMS = register_claims(f"{L2G_PLATEAU_DIR}/claims.csv", manifest=L2G_PLATEAU_MANIFEST)
-L2G_PLATEAU_FIGURES = L2G_PLATEAU_PAPER.figures_dir
-L2G_ESCAPE = escape_settings(config["local_to_global"])
-L2G_GROWTH = growth_settings(config["local_to_global"])
-L2G_GROWTH_CELLS = [cell.name for cell in L2G_GROWTH.cell_list]
-L2G_ESCAPE_CELLS = [cell.name for cell in L2G_ESCAPE.cell_list]
-L2G_ESCAPE_VALUES = {value_name(value) for sweep in L2G_ESCAPE_SWEEPS for value in L2G_ESCAPE.values(sweep)}
+L2G = SETTINGS["local_to_global"]  # the paper's settings, built once (common.smk)
+L2G_PAPER = local_to_global.PAPER
+L2G_FIGURES = local_to_global.PAPER.figures_dir
+L2G_PLATEAU_CELLS = [cell.name for cell in plateau_cells(L2G.phase)]
+L2G_PLATEAU_CLAIMS = register_claims(f"{PLATEAU_DIR}/claims.csv", manifest=local_to_global.plateau.MANIFEST)
+L2G_GROWTH_CELLS = [cell.name for cell in L2G.growth.cell_list]
+L2G_ESCAPE_CELLS = [cell.name for cell in L2G.escape.cell_list]
+L2G_ESCAPE_VALUES = {value_name(value) for sweep in SWEEPS for value in L2G.escape.values(sweep)}
 
 
 rule l2g_plateau_points:
     """Train the cell's standard-init runs again to their plateau points (fixed iterations and the
     midpoint of each escaping run's plateau): the parameters there, exactly the phase runs'."""
     input:
-        measures=f"{L2G_PLATEAU_PHASE_DIR}/measures.csv",
+        measures=f"{PHASE_DIR}/measures.csv",
     output:
-        points=f"{L2G_PLATEAU_DIR}/cells/{{cell}}/points.csv",
-        parameters=f"{L2G_PLATEAU_DIR}/cells/{{cell}}/points.npz",
+        points=f"{PLATEAU_DIR}/cells/{{cell}}/points.csv",
+        parameters=f"{PLATEAU_DIR}/cells/{{cell}}/points.npz",
     log:
         "logs/local_to_global/plateau/{cell}_points.log",
     wildcard_constraints:
         cell="|".join(L2G_PLATEAU_CELLS) or "no-cell",
     conda:
         ENVIRONMENT
-    threads: L2G_PLATEAU_TRAINING.threads
+    threads: L2G.transformer.threads
     resources:
         # Three runs to at most the horizon at 16-32 ms a step (docs/plateau.md): minutes.
         mem_mb=2000,
         runtime=60,
     params:
         settings=lambda wildcards: rule_param(
-            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, L2GPhaseCell.named(wildcards.cell))
+            phase_run_settings(L2G.transformer, L2G.phase, Cell.named(wildcards.cell))
         ),
-        plateau=rule_param(L2G_PLATEAU),
+        plateau=rule_param(L2G.plateau),
     script:
         "../scripts/l2g_plateau_points.py"
 
@@ -77,23 +65,23 @@ rule l2g_plateau_spectrum:
         points=rules.l2g_plateau_points.output.points,
         parameters=rules.l2g_plateau_points.output.parameters,
     output:
-        spectrum=f"{L2G_PLATEAU_DIR}/cells/{{cell}}/spectrum.csv",
-        directions=f"{L2G_PLATEAU_DIR}/cells/{{cell}}/directions.npz",
+        spectrum=f"{PLATEAU_DIR}/cells/{{cell}}/spectrum.csv",
+        directions=f"{PLATEAU_DIR}/cells/{{cell}}/directions.npz",
     log:
         "logs/local_to_global/plateau/{cell}_spectrum.log",
     wildcard_constraints:
         cell="|".join(L2G_PLATEAU_CELLS) or "no-cell",
     conda:
         ENVIRONMENT
-    threads: L2G_PLATEAU_TRAINING.threads
+    threads: L2G.transformer.threads
     resources:
         # ~130 CPU-s a point at the default batches, three points a cell (docs/plateau.md).
         mem_mb=4000,
         runtime=60,
     params:
-        hessian=rule_param(L2G_PLATEAU.hessian),
+        hessian=rule_param(L2G.plateau.hessian),
         settings=lambda wildcards: rule_param(
-            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, L2GPhaseCell.named(wildcards.cell))
+            phase_run_settings(L2G.transformer, L2G.phase, Cell.named(wildcards.cell))
         ),
     script:
         "../scripts/l2g_plateau_spectrum.py"
@@ -104,15 +92,15 @@ rule l2g_plateau_tables:
     the escape predicted from AdamW's mode against the measured one: per escaping run (law.csv), per
     sweep cell and seed (slopes.csv), summarised (fits.csv)."""
     input:
-        spectra=plateau_files(L2G_PLATEAU_PHASE, "spectrum.csv"),
-        measures=f"{L2G_PLATEAU_PHASE_DIR}/measures.csv",
-        escape=f"{L2G_PLATEAU_DIR}/escape.csv",
+        spectra=plateau_files(L2G.phase, "spectrum.csv"),
+        measures=f"{PHASE_DIR}/measures.csv",
+        escape=f"{PLATEAU_DIR}/escape.csv",
     output:
-        points=f"{L2G_PLATEAU_DIR}/points.csv",
-        cells=f"{L2G_PLATEAU_DIR}/cells.csv",
-        law=f"{L2G_PLATEAU_DIR}/law.csv",
-        slopes=f"{L2G_PLATEAU_DIR}/slopes.csv",
-        fits=f"{L2G_PLATEAU_DIR}/fits.csv",
+        points=f"{PLATEAU_DIR}/points.csv",
+        cells=f"{PLATEAU_DIR}/cells.csv",
+        law=f"{PLATEAU_DIR}/law.csv",
+        slopes=f"{PLATEAU_DIR}/slopes.csv",
+        fits=f"{PLATEAU_DIR}/fits.csv",
     log:
         "logs/local_to_global/plateau_tables.log",
     localrule: True
@@ -121,7 +109,7 @@ rule l2g_plateau_tables:
     params:
         # Every cell's runs share the schedule (the phase horizon's); the first cell's stands for all.
         settings=rule_param(
-            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, plateau_cells(L2G_PLATEAU_PHASE)[0])
+            phase_run_settings(L2G.transformer, L2G.phase, plateau_cells(L2G.phase)[0])
         ),
     script:
         "../scripts/l2g_plateau_tables.py"
@@ -133,7 +121,7 @@ rule l2g_plateau_curvature:
     input:
         cells=rules.l2g_plateau_tables.output.cells,
     output:
-        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_curvature.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/plateau_curvature.pdf"),
     log:
         "logs/local_to_global/plateau_curvature.log",
     localrule: True
@@ -151,7 +139,7 @@ rule l2g_plateau_law:
         slopes=rules.l2g_plateau_tables.output.slopes,
         fits=rules.l2g_plateau_tables.output.fits,
     output:
-        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_law.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/plateau_law.pdf"),
     log:
         "logs/local_to_global/plateau_law.log",
     localrule: True
@@ -166,7 +154,7 @@ rule l2g_plateau_directions:
     input:
         cells=rules.l2g_plateau_tables.output.cells,
     output:
-        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_directions.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/plateau_directions.pdf"),
     log:
         "logs/local_to_global/plateau_directions.log",
     localrule: True
@@ -183,24 +171,24 @@ rule l2g_plateau_growth:
         points=rules.l2g_plateau_points.output.points,
         directions=rules.l2g_plateau_spectrum.output.directions,
     output:
-        f"{L2G_PLATEAU_DIR}/growth/{{cell}}.csv",
+        f"{PLATEAU_DIR}/growth/{{cell}}.csv",
     log:
         "logs/local_to_global/plateau/{cell}_growth.log",
     wildcard_constraints:
         cell="|".join(L2G_GROWTH_CELLS) or "no-cell",
     conda:
         ENVIRONMENT
-    threads: L2G_PLATEAU_TRAINING.threads
+    threads: L2G.transformer.threads
     resources:
         # A run to at most the horizon per seed at 16-32 ms a step (docs/plateau.md).
         mem_mb=2000,
         runtime=60,
     params:
         settings=lambda wildcards: rule_param(
-            l2g_plateau_run_settings(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, L2GPhaseCell.named(wildcards.cell))
+            phase_run_settings(L2G.transformer, L2G.phase, Cell.named(wildcards.cell))
         ),
-        growth=rule_param(L2G_GROWTH),
-        point=L2G_PLATEAU.points[0],
+        growth=rule_param(L2G.growth),
+        point=L2G.plateau.points[0],
     script:
         "../scripts/l2g_plateau_growth.py"
 
@@ -209,11 +197,11 @@ rule l2g_plateau_growth_figure:
     """The projection on the unstable mode against the learning rate spent, with the predicted
     growth; the fitted rate against the predicted one per run (growth_rates.csv)."""
     input:
-        runs=expand(f"{L2G_PLATEAU_DIR}/growth/{{cell}}.csv", cell=L2G_GROWTH_CELLS),
+        runs=expand(f"{PLATEAU_DIR}/growth/{{cell}}.csv", cell=L2G_GROWTH_CELLS),
         points=rules.l2g_plateau_tables.output.points,
     output:
-        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_growth.pdf"),
-        rates=f"{L2G_PLATEAU_DIR}/growth_rates.csv",
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/plateau_growth.pdf"),
+        rates=f"{PLATEAU_DIR}/growth_rates.csv",
     log:
         "logs/local_to_global/plateau_growth_figure.log",
     localrule: True
@@ -221,7 +209,7 @@ rule l2g_plateau_growth_figure:
         ENVIRONMENT
     params:
         cells=L2G_GROWTH_CELLS,
-        point=L2G_PLATEAU.points[0],
+        point=L2G.plateau.points[0],
     script:
         "../scripts/l2g_plateau_growth_figure.py"
 
@@ -231,36 +219,36 @@ rule l2g_plateau_escape_runs:
     with sigma or the batch size set to one value of its sweep, each to its escape: their escape,
     plateau and CPU-s."""
     output:
-        f"{L2G_PLATEAU_DIR}/escape/{{cell}}/{{sweep}}_{{value}}.csv",
+        f"{PLATEAU_DIR}/escape/{{cell}}/{{sweep}}_{{value}}.csv",
     log:
         "logs/local_to_global/plateau/escape/{cell}_{sweep}_{value}.log",
     wildcard_constraints:
         cell="|".join(L2G_ESCAPE_CELLS),
-        sweep="|".join(L2G_ESCAPE_SWEEPS),
+        sweep="|".join(SWEEPS),
         value="|".join(sorted(L2G_ESCAPE_VALUES)),
     conda:
         ENVIRONMENT
-    threads: L2G_PLATEAU_TRAINING.threads
+    threads: L2G.transformer.threads
     resources:
         # Up to three runs of the horizon at 16-32 ms a step at batch 16 (docs/phase-diagram.md), a step
         # about batch / 16 times that: 30 min per 16 sequences of batch, and memory for the largest batch.
         mem_mb=4000,
         runtime=lambda wildcards: escape_runtime(
-            L2G_ESCAPE, L2G_PLATEAU_TRAINING.batch_size, wildcards.sweep, wildcards.value
+            L2G.escape, L2G.transformer.batch_size, wildcards.sweep, wildcards.value
         ),
     params:
         settings=lambda wildcards: rule_param(
             escape_run_settings(
-                L2G_PLATEAU_TRAINING,
-                L2G_PLATEAU_PHASE,
-                L2G_ESCAPE,
-                L2GPhaseCell.named(wildcards.cell),
+                L2G.transformer,
+                L2G.phase,
+                L2G.escape,
+                Cell.named(wildcards.cell),
                 wildcards.sweep,
-                L2G_ESCAPE.value_named(wildcards.sweep, wildcards.value),
+                L2G.escape.value_named(wildcards.sweep, wildcards.value),
             )
         ),
         phase=lambda wildcards: rule_param(
-            escape_phase(L2G_PLATEAU_PHASE, L2G_ESCAPE, L2GPhaseCell.named(wildcards.cell))
+            escape_phase(L2G.phase, L2G.escape, Cell.named(wildcards.cell))
         ),
     script:
         "../scripts/l2g_plateau_escape_runs.py"
@@ -270,15 +258,15 @@ rule l2g_plateau_escape_phase_runs:
     """An escape job whose runs are the phase grid's (the transformer's own sigma or batch size at a
     cell of the grid): its rows read from the grid's measures, not trained again."""
     input:
-        measures=f"{L2G_PLATEAU_PHASE_DIR}/measures.csv",
-        costs=f"{L2G_PLATEAU_PHASE_DIR}/cells/{{cell}}/runs.csv",
+        measures=f"{PHASE_DIR}/measures.csv",
+        costs=f"{PHASE_DIR}/cells/{{cell}}/runs.csv",
     output:
-        f"{L2G_PLATEAU_DIR}/escape/{{cell}}/phase_{{sweep}}_{{value}}.csv",
+        f"{PLATEAU_DIR}/escape/{{cell}}/phase_{{sweep}}_{{value}}.csv",
     log:
         "logs/local_to_global/plateau/escape/{cell}_phase_{sweep}_{value}.log",
     wildcard_constraints:
         cell="|".join(L2G_ESCAPE_CELLS),
-        sweep="|".join(L2G_ESCAPE_SWEEPS),
+        sweep="|".join(SWEEPS),
         value="|".join(sorted(L2G_ESCAPE_VALUES)),
     localrule: True
     conda:
@@ -286,12 +274,12 @@ rule l2g_plateau_escape_phase_runs:
     params:
         settings=lambda wildcards: rule_param(
             escape_run_settings(
-                L2G_PLATEAU_TRAINING,
-                L2G_PLATEAU_PHASE,
-                L2G_ESCAPE,
-                L2GPhaseCell.named(wildcards.cell),
+                L2G.transformer,
+                L2G.phase,
+                L2G.escape,
+                Cell.named(wildcards.cell),
                 wildcards.sweep,
-                L2G_ESCAPE.value_named(wildcards.sweep, wildcards.value),
+                L2G.escape.value_named(wildcards.sweep, wildcards.value),
             )
         ),
     script:
@@ -301,16 +289,16 @@ rule l2g_plateau_escape_phase_runs:
 rule l2g_plateau_escape_table:
     """Every escape job's runs joined: one row per (cell, sweep, value, seed)."""
     input:
-        runs=escape_files(L2G_PLATEAU_TRAINING, L2G_PLATEAU_PHASE, L2G_ESCAPE),
+        runs=escape_files(L2G.transformer, L2G.phase, L2G.escape),
     output:
-        f"{L2G_PLATEAU_DIR}/escape.csv",
+        f"{PLATEAU_DIR}/escape.csv",
     log:
         "logs/local_to_global/plateau_escape_table.log",
     localrule: True
     conda:
         ENVIRONMENT
     params:
-        batch_factor=L2G_ESCAPE.batch_factor,
+        batch_factor=L2G.escape.batch_factor,
     script:
         "../scripts/l2g_plateau_escape_table.py"
 
@@ -320,14 +308,14 @@ rule l2g_plateau_escape:
     input:
         escape=rules.l2g_plateau_escape_table.output[0],
     output:
-        **figure_outputs(L2G_PLATEAU_PAPER, f"{L2G_PLATEAU_FIGURES}/plateau_escape.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/plateau_escape.pdf"),
     log:
         "logs/local_to_global/plateau_escape.log",
     localrule: True
     conda:
         ENVIRONMENT
     params:
-        batch_factor=L2G_ESCAPE.batch_factor,
+        batch_factor=L2G.escape.batch_factor,
     script:
         "../scripts/l2g_plateau_escape.py"
 
@@ -350,8 +338,8 @@ rule l2g_plateau_claims:
     conda:
         ENVIRONMENT
     params:
-        hessian=rule_param(L2G_PLATEAU.hessian),
-        escape=rule_param(L2G_ESCAPE),
+        hessian=rule_param(L2G.plateau.hessian),
+        escape=rule_param(L2G.escape),
     script:
         "../scripts/l2g_plateau_claims.py"
 
@@ -374,6 +362,6 @@ rule l2g_plateau_findings:
     conda:
         ENVIRONMENT
     params:
-        batch_factor=L2G_ESCAPE.batch_factor,
+        batch_factor=L2G.escape.batch_factor,
     script:
         "../scripts/l2g_plateau_findings.py"

@@ -2,8 +2,8 @@
 # One training job per (experiment, init, seed); figures, tables and claims read the runs and are
 # localrules: on a cluster they run in the driver (seconds each, not worth a queue wait).
 
+from replication.papers import local_to_global
 from replication.papers.local_to_global.transformer import INITS
-from replication.papers.local_to_global import PAPER as L2G
 from replication.papers.local_to_global.transformer.ablation import RETRAINED, variant_settings
 from replication.papers.local_to_global.transformer.jobs import (
     ABLATION_PATTERN,
@@ -13,12 +13,12 @@ from replication.papers.local_to_global.transformer.jobs import (
     run_files,
     training_priority,
 )
-from replication.papers.local_to_global.transformer.settings import transformer_settings
 
-L2G_TRANSFORMER = transformer_settings(config["local_to_global"])  # typed, once
-L2G_EXPERIMENTS = L2G_TRANSFORMER.experiments
-L2G_RUN_SETTINGS = {name: L2G_TRANSFORMER.run(name) for name in L2G_EXPERIMENTS}
-L2G_FIGURES = L2G.figures_dir
+L2G = SETTINGS["local_to_global"]  # the paper's settings, built once (common.smk)
+L2G_PAPER = local_to_global.PAPER
+L2G_FIGURES = local_to_global.PAPER.figures_dir
+L2G_EXPERIMENTS = L2G.transformer.experiments
+L2G_RUN_SETTINGS = {name: L2G.transformer.run(name) for name in L2G_EXPERIMENTS}
 L2G_CLAIMS = register_claims("results/local_to_global/claims_transformer.csv")
 
 
@@ -38,7 +38,7 @@ rule l2g_transformer:
     priority: lambda wildcards: training_priority(L2G_RUN_SETTINGS[wildcards.experiment])
     conda:
         ENVIRONMENT
-    threads: L2G_TRANSFORMER.threads
+    threads: L2G.transformer.threads
     resources:
         mem_mb=4000,
         runtime=240,
@@ -66,14 +66,14 @@ rule l2g_ablation_run:
     priority: lambda wildcards: training_priority(L2G_RUN_SETTINGS[wildcards.experiment])
     conda:
         ENVIRONMENT
-    threads: L2G_TRANSFORMER.threads
+    threads: L2G.transformer.threads
     resources:
         mem_mb=4000,
         runtime=120,
     params:
         settings=lambda wildcards: rule_param(
             variant_settings(
-                L2G_RUN_SETTINGS[wildcards.experiment], L2G_TRANSFORMER.ablation, wildcards.variant, wildcards.init
+                L2G_RUN_SETTINGS[wildcards.experiment], L2G.transformer.ablation, wildcards.variant, wildcards.init
             )
         ),
         run=lambda wildcards: f"ablation/{wildcards.experiment}/{wildcards.variant}/seed{wildcards.seed}",
@@ -84,9 +84,9 @@ rule l2g_ablation_run:
 rule l2g_ablation:
     """W_V's and W_1's top share and alignment with e at the checkpoints, per ablation variant."""
     input:
-        checkpoints=lambda wildcards: ablation_files(L2G_TRANSFORMER, wildcards.experiment),
+        checkpoints=lambda wildcards: ablation_files(L2G.transformer, wildcards.experiment),
     output:
-        **figure_outputs(L2G, f"{L2G_FIGURES}/{{experiment}}_ablation.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/{{experiment}}_ablation.pdf"),
     log:
         "logs/local_to_global/{experiment}_ablation.log",
     benchmark:
@@ -100,8 +100,8 @@ rule l2g_ablation:
         mem_mb=2000,
         runtime=15,
     params:
-        runs=lambda wildcards: ablation_runs(L2G_TRANSFORMER, wildcards.experiment),
-        settings=rule_param(L2G_TRANSFORMER.ablation),
+        runs=lambda wildcards: ablation_runs(L2G.transformer, wildcards.experiment),
+        settings=rule_param(L2G.transformer.ablation),
         experiment=lambda wildcards: wildcards.experiment,
     script:
         "../scripts/l2g_ablation.py"
@@ -111,9 +111,9 @@ rule l2g_fig3:
     """Fig. 3: W_V and W_1 from the standard init at the checkpoints, and their top singular value share."""
     input:
         # The first seed's heatmaps; the structure table covers every seed.
-        checkpoints=run_files(L2G_TRANSFORMER, "fig3", "checkpoints.npz"),
+        checkpoints=run_files(L2G.transformer, "fig3", "checkpoints.npz"),
     output:
-        **figure_outputs(L2G, f"{L2G_FIGURES}/fig3.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/fig3.pdf"),
         structure=f"{L2G_FIGURES}/fig3_structure.csv",
     log:
         "logs/local_to_global/fig3.log",
@@ -127,7 +127,7 @@ rule l2g_fig3:
         runtime=15,
     params:
         settings=rule_param(L2G_RUN_SETTINGS["fig3"]),
-        runs=L2G_TRANSFORMER.runs("fig3"),
+        runs=L2G.transformer.runs("fig3"),
     script:
         "../scripts/l2g_fig3.py"
 
@@ -136,9 +136,9 @@ rule l2g_fig6:
     """Fig. 6: as Fig. 3, from the rank-one init."""
     input:
         # The first seed's heatmaps; the structure table covers every seed.
-        checkpoints=run_files(L2G_TRANSFORMER, "fig6", "checkpoints.npz"),
+        checkpoints=run_files(L2G.transformer, "fig6", "checkpoints.npz"),
     output:
-        **figure_outputs(L2G, f"{L2G_FIGURES}/fig6.pdf"),
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/fig6.pdf"),
         structure=f"{L2G_FIGURES}/fig6_structure.csv",
     log:
         "logs/local_to_global/fig6.log",
@@ -152,7 +152,7 @@ rule l2g_fig6:
         runtime=15,
     params:
         settings=rule_param(L2G_RUN_SETTINGS["fig6"]),
-        runs=L2G_TRANSFORMER.runs("fig6"),
+        runs=L2G.transformer.runs("fig6"),
     script:
         "../scripts/l2g_fig6.py"
 
@@ -160,10 +160,10 @@ rule l2g_fig6:
 rule l2g_fig4:
     """Fig. 4: test loss (mean +- std over seeds), standard init vs ours: the paper's window, then every step."""
     input:
-        losses=run_files(L2G_TRANSFORMER, "fig4", "losses.csv"),
+        losses=run_files(L2G.transformer, "fig4", "losses.csv"),
     output:
-        **figure_outputs(L2G, f"{L2G_FIGURES}/fig4.pdf"),
-        **{f"long_{kind}": path for kind, path in figure_outputs(L2G, f"{L2G_FIGURES}/fig4_long.pdf").items()},
+        **figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/fig4.pdf"),
+        **{f"long_{kind}": path for kind, path in figure_outputs(L2G_PAPER, f"{L2G_FIGURES}/fig4_long.pdf").items()},
     log:
         "logs/local_to_global/fig4.log",
     benchmark:
@@ -175,10 +175,10 @@ rule l2g_fig4:
         mem_mb=2000,
         runtime=15,
     params:
-        runs=L2G_TRANSFORMER.runs("fig4"),
+        runs=L2G.transformer.runs("fig4"),
         chain=rule_param(L2G_EXPERIMENTS["fig4"].chain),
-        window=L2G_TRANSFORMER.fig4.window,
-        smooth=L2G_TRANSFORMER.fig4.smooth,
+        window=L2G.transformer.fig4.window,
+        smooth=L2G.transformer.fig4.smooth,
         settings=rule_param(L2G_RUN_SETTINGS["fig4"]),
     script:
         "../scripts/l2g_fig4.py"
@@ -197,7 +197,7 @@ rule l2g_tables:
     conda:
         ENVIRONMENT
     params:
-        settings=rule_param(L2G_TRANSFORMER),
+        settings=rule_param(L2G.transformer),
     script:
         "../scripts/l2g_tables.py"
 
@@ -220,6 +220,6 @@ rule l2g_claims_transformer:
     params:
         chain=rule_param(L2G_EXPERIMENTS["fig4"].chain),
         fig3_chain=rule_param(L2G_EXPERIMENTS["fig3"].chain),
-        settings=rule_param(L2G_TRANSFORMER.claims),
+        settings=rule_param(L2G.transformer.claims),
     script:
         "../scripts/l2g_claims_transformer.py"
