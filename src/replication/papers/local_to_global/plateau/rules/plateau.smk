@@ -108,9 +108,7 @@ rule l2g_plateau_tables:
         ENVIRONMENT
     params:
         # Every cell's runs share the schedule (the phase horizon's); the first cell's stands for all.
-        settings=rule_param(
-            phase_run_settings(L2G.transformer, L2G.phase, plateau_cells(L2G.phase)[0])
-        ),
+        settings=rule_param(phase_run_settings(L2G.transformer, L2G.phase, plateau_cells(L2G.phase)[0])),
     script:
         "../scripts/l2g_plateau_tables.py"
 
@@ -247,9 +245,7 @@ rule l2g_plateau_escape_runs:
                 L2G.escape.value_named(wildcards.sweep, wildcards.value),
             )
         ),
-        phase=lambda wildcards: rule_param(
-            escape_phase(L2G.phase, L2G.escape, Cell.named(wildcards.cell))
-        ),
+        phase=lambda wildcards: rule_param(escape_phase(L2G.phase, L2G.escape, Cell.named(wildcards.cell))),
     script:
         "../scripts/l2g_plateau_escape_runs.py"
 
