@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 PAPERS_PACKAGE = "replication.papers"
@@ -41,6 +41,31 @@ class Table:
     path: str
     table: str
     manifest: str = "all"  # as Figure.manifest
+
+
+@dataclass(frozen=True)
+class Part:
+    """What one part of a paper makes, declared in the part's own package (``<paper>/<part>/__init__``)
+    beside its rules, scripts and captions: its figures and tables (a bare caption name is a file of
+    the part's ``report/``), its claims tables, and the manifest they all belong to. The paper gathers
+    its parts' (``Paper.parts``), so adding a figure to a part touches that part's folder only."""
+
+    package: str  # the subpackage's name in the paper's package ("phase")
+    figures: tuple[Figure, ...] = ()
+    tables: tuple[Table, ...] = ()
+    claims: tuple[str, ...] = ()  # its claims tables (replication.claims format), in the manifest's report
+    manifest: str = "all"  # as Figure.manifest; its figures and tables take it
+
+    def __post_init__(self):
+        def own(item):
+            manifest = {"manifest": self.manifest} if item.manifest == "all" else {}
+            caption = getattr(item, "caption", None)
+            if caption is not None and Path(caption).parent == Path("."):
+                manifest["caption"] = f"{self.package}/report/{caption}"
+            return replace(item, **manifest)
+
+        object.__setattr__(self, "figures", tuple(map(own, self.figures)))
+        object.__setattr__(self, "tables", tuple(map(own, self.tables)))
 
 
 # The ``spec`` of a claims-table row that reports no claim of the paper's spec: a claim beyond the paper.
@@ -71,11 +96,22 @@ class Paper:
     figures: tuple[Figure, ...]
     claims: tuple[SpecClaim, ...]
     tables: tuple[Table, ...] = ()
+    # Its parts (subpackages with their own rules): their figures and tables follow the paper's own.
+    parts: tuple[Part, ...] = ()
     # Constraints of the paper's settings that JSON schema cannot state: raises ConfigError.
     check_config: Callable[[dict], None] | None = field(default=None, compare=False)
     # Its settings, typed, from its validated config section: the workflow builds them once
     # (SETTINGS[<id>] in workflow/rules/common.smk) for every rule file of the paper to read.
     settings: Callable[[dict], object] | None = field(default=None, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "figures", (*self.figures, *(f for part in self.parts for f in part.figures)))
+        object.__setattr__(self, "tables", (*self.tables, *(t for part in self.parts for t in part.tables)))
+
+    @property
+    def claim_tables(self) -> tuple[tuple[str, str], ...]:
+        """(path, manifest) of the claims tables its parts declare (rule files register others themselves)."""
+        return tuple((path, part.manifest) for part in self.parts for path in part.claims)
 
     def typed_settings(self, section: dict) -> object:
         """Its settings from its validated config section: ``settings(section)``, or the section itself."""

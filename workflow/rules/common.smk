@@ -111,6 +111,12 @@ def register_claims(csv_path, manifest="all"):
     return csv_path
 
 
+# The claims tables the papers' parts declare (Part.claims); a rule file registers any other itself.
+for _paper in PAPERS:
+    for _path, _manifest in _paper.claim_tables:
+        register_claims(_path, _manifest)
+
+
 def figure_files(pdf):
     """The PDF, PNG and tidy CSV of a figure, as rule outputs."""
     return [str(path) for path in figure_paths(pdf).values()]

@@ -184,18 +184,8 @@ def large_signal_not_fitted(grid: pd.DataFrame, claims: ClaimSettings) -> GridCh
 
 
 def _share(claim_id, figure, statement, grid, column, inside, reason, *, spec) -> GridCheck:
-    return GridCheck(
-        claim_id,
-        figure,
-        statement,
-        column,
-        grid,
-        inside,
-        float(np.mean(inside)),
-        "share of runs = 1",
-        reason,
-        spec=spec,
-    )
+    share = float(np.mean(inside))
+    return GridCheck(claim_id, figure, statement, column, grid, inside, share, "share of runs = 1", reason, spec=spec)
 
 
 def eq9_above_one(grid: pd.DataFrame, claims: ClaimSettings) -> GridCheck:

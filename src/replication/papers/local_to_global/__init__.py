@@ -13,89 +13,19 @@ sampled sequences (``data``), the config section (``schema.yaml``, ``smoke.yaml`
 (``config_checks``). One line per module: docs/local_to_global_layout.md.
 """
 
-from replication.contract import Figure, Paper, SpecClaim, Table
+from replication.contract import Paper, SpecClaim
 
-from . import settings
+from . import landscape, phase, plateau, settings, transformer
 from .config_checks import check_config
-
-_FIGURES = "figures/local_to_global"
 
 PAPER = Paper(
     id="local_to_global",
     name="Local to Global",
     title="Local to Global: Learning Dynamics and Effect of Initialization for Transformers",
     arxiv="2406.03072",
-    figures=(
-        Figure(f"{_FIGURES}/fig1.pdf", "Fig. 1", "landscape/report/fig1.rst"),
-        Figure(f"{_FIGURES}/fig2.pdf", "Fig. 2", "landscape/report/fig2.rst"),
-        Figure(f"{_FIGURES}/fig5.pdf", "Fig. 5", "landscape/report/fig5.rst"),
-        Figure(f"{_FIGURES}/basins.pdf", "Basins of initialisation (beyond the paper)", "landscape/report/basins.rst"),
-        Figure(f"{_FIGURES}/fig3.pdf", "Fig. 3", "transformer/report/fig3.rst"),
-        Figure(f"{_FIGURES}/fig4.pdf", "Fig. 4", "transformer/report/fig4.rst"),
-        Figure(f"{_FIGURES}/fig4_long.pdf", "Fig. 4 (longer horizon)", "transformer/report/fig4_long.rst"),
-        Figure(f"{_FIGURES}/fig6.pdf", "Fig. 6", "transformer/report/fig6.rst"),
-        Figure(
-            f"{_FIGURES}/fig3_ablation.pdf",
-            "Fig. 3 (ablation: the authors' settings)",
-            "transformer/report/ablation.rst",
-        ),
-        Figure(
-            f"{_FIGURES}/fig6_ablation.pdf",
-            "Fig. 6 (ablation: the authors' settings)",
-            "transformer/report/ablation.rst",
-        ),
-        # The phase diagram over (p, q): its own manifest, figures/phase (hours of CPU, a cluster's workload).
-        Figure(
-            f"{_FIGURES}/phase_heatmaps.pdf",
-            "Phase diagram over (p, q) (beyond the paper)",
-            "phase/report/phase_heatmaps.rst",
-            manifest="phase",
-        ),
-        Figure(
-            f"{_FIGURES}/phase_plateau.pdf",
-            "Plateau length against the candidate explanations (beyond the paper)",
-            "phase/report/phase_plateau.rst",
-            manifest="phase",
-        ),
-        # The loss landscape at the plateau, cell by cell: its own manifest, figures/plateau (reads figures/phase).
-        Figure(
-            f"{_FIGURES}/plateau_curvature.pdf",
-            "Curvature at the plateau (beyond the paper)",
-            "plateau/report/plateau_curvature.rst",
-            manifest="plateau",
-        ),
-        Figure(
-            f"{_FIGURES}/plateau_law.pdf",
-            "The escape predicted from AdamW's step (beyond the paper)",
-            "plateau/report/plateau_law.rst",
-            manifest="plateau",
-        ),
-        Figure(
-            f"{_FIGURES}/plateau_growth.pdf",
-            "The instability seen growing (beyond the paper)",
-            "plateau/report/plateau_growth.rst",
-            manifest="plateau",
-        ),
-        Figure(
-            f"{_FIGURES}/plateau_directions.pdf",
-            "Where the lowest curvature lies (beyond the paper)",
-            "plateau/report/plateau_directions.rst",
-            manifest="plateau",
-        ),
-        Figure(
-            f"{_FIGURES}/plateau_escape.pdf",
-            "What decides the escape (beyond the paper)",
-            "plateau/report/plateau_escape.rst",
-            manifest="plateau",
-        ),
-    ),
-    tables=(
-        Table(f"{_FIGURES}/table1.md", "Table 1"),
-        Table(f"{_FIGURES}/table1.tex", "Table 1"),
-        Table(f"{_FIGURES}/table2.md", "Table 2"),
-        Table(f"{_FIGURES}/table2.tex", "Table 2"),
-        Table("figures/plateau_findings.md", "Minimum or saddle: findings in words", manifest="plateau"),
-    ),
+    # Each part declares its figures, tables and claims tables beside its rules (its PART).
+    figures=(),
+    parts=(landscape.PART, transformer.PART, phase.PART, plateau.PART),
     # Spec section 5, items 1-6; a claims-table row names the one it reports by its spec column.
     claims=(
         SpecClaim(

@@ -6,6 +6,7 @@ taking the coordinates in order), so every function here takes the model by name
 
 from __future__ import annotations
 
+from functools import partial
 from types import ModuleType
 
 import numpy as np
@@ -155,11 +156,11 @@ def grid_agreement(settings: BasinSettings) -> pd.DataFrame:
 def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSettings) -> list[Claim]:
     """Claims 1-4 of the spec's section 5 from the basin runs and the grid of 2-D starts."""
     tol = settings.claims
+    claim = partial(Claim, PAPER.name)
     agree = grid.agreeing.sum() / grid.n_starts.sum()
     worst = grid.loc[(grid.agreeing / grid.n_starts).idxmin()]
     claims = [
-        Claim(
-            PAPER.name,
+        claim(
             "1",
             "Fig. 1",
             "Gradient-flow endpoints from a grid of (e, w) starts match the basins of Thms 2/8.",
@@ -174,8 +175,7 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
     drift = float(max(basins.max_energy_drift.max(), grid.max_energy_drift.max()))
     by_model = basins.groupby("model").max_energy_drift.max()
     claims.append(
-        Claim(
-            PAPER.name,
+        claim(
             "2",
             "Figs. 1, 2",
             "Energy is constant along the gradient flow, 2-D and 3-D (relative to max(|E0|, 1)).",
@@ -189,8 +189,7 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
     )
     error = float(np.nanmax(np.r_[basins.max_endpoint_loss_error, grid.max_endpoint_loss_error]))
     claims.append(
-        Claim(
-            PAPER.name,
+        claim(
             "3",
             "Figs. 1, 2",
             "Endpoint losses: H(pi) at local minima, the entropy rate at global minima.",
@@ -208,8 +207,7 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
     high = float(below.fraction_local_min.max()) if len(below) else np.nan
     sigmas = ", ".join(f"{s:g}" for s in sorted(small.sigma.unique())) or "none"
     claims += [
-        Claim(
-            PAPER.name,
+        claim(
             "4a",
             "Figs. 2, 5",
             f"p+q>1, starts N(0, sigma^2 I) with sigma <= {tol.small_sigma:g}: the flow ends at a local minimum.",
@@ -221,8 +219,7 @@ def landscape_claims(basins: pd.DataFrame, grid: pd.DataFrame, settings: BasinSe
             else "no run with p+q>1 and a small sigma in the config",
             spec="L2G-4",
         ),
-        Claim(
-            PAPER.name,
+        claim(
             "4b",
             "Figs. 2, 5",
             f"p+q<1, starts N(0, sigma^2 I) with sigma <= {tol.small_sigma:g}: the flow avoids local minima.",

@@ -5,4 +5,35 @@ loss as a twice-differentiable function with Hessian-vector products and Lanczos
 curvature at a point, ``analysis`` the tables and the saddle law, ``plots`` and ``claims`` read them.
 Built by figures/plateau (docs/plateau.md), which reads the phase grid (figures/phase)."""
 
+from replication.contract import Figure, Part, Table
+
 MANIFEST = "plateau"  # figures/plateau: its own manifest target
+
+_FIGURES = "figures/local_to_global"
+
+# What it makes (captions in report/), all in figures/plateau: the paper gathers it (replication.contract.Part).
+PART = Part(
+    "plateau",
+    figures=(
+        Figure(
+            f"{_FIGURES}/plateau_curvature.pdf", "Curvature at the plateau (beyond the paper)", "plateau_curvature.rst"
+        ),
+        Figure(
+            f"{_FIGURES}/plateau_law.pdf",
+            "The escape predicted from AdamW's step (beyond the paper)",
+            "plateau_law.rst",
+        ),
+        Figure(
+            f"{_FIGURES}/plateau_growth.pdf", "The instability seen growing (beyond the paper)", "plateau_growth.rst"
+        ),
+        Figure(
+            f"{_FIGURES}/plateau_directions.pdf",
+            "Where the lowest curvature lies (beyond the paper)",
+            "plateau_directions.rst",
+        ),
+        Figure(f"{_FIGURES}/plateau_escape.pdf", "What decides the escape (beyond the paper)", "plateau_escape.rst"),
+    ),
+    tables=(Table("figures/plateau_findings.md", "Minimum or saddle: findings in words"),),
+    claims=("results/local_to_global/plateau/claims.csv",),
+    manifest=MANIFEST,
+)

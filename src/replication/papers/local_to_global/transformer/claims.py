@@ -35,7 +35,6 @@ def _iterations(iterations: list[int | None]) -> str:
 def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerClaimSettings) -> list[Claim]:
     """Fig. 4: the plateau of the standard init, ours at the entropy rate, and where the standard init ends."""
     tol, (start, stop) = settings.tolerance, settings.plateau
-    claims = []
     standard = fig4[fig4.init == "standard"]
     seeds = _seeds(standard)
     gaps, covered = [], True
@@ -45,7 +44,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
         covered &= len(window) > 0 and window.index.max() >= stop
         gaps.append(float((window - chain.unigram_loss).abs().max()) if len(window) else np.inf)
     mean_gap = float((mean_curve(fig4, "standard").loc[start:stop] - chain.unigram_loss).abs().max())
-    claims.append(
+    claims = [
         checked(
             "5a",
             "Fig. 4",
@@ -62,7 +61,7 @@ def loss_claims(fig4: pd.DataFrame, chain: MarkovChain, settings: TransformerCla
             "per seed; ",
             spec="L2G-5",
         )
-    )
+    ]
 
     ours = fig4[fig4.init == "ours"]
     at_stop, firsts = [], []

@@ -53,8 +53,6 @@ rule l2g_fig1:
 
 # The model with the attention scalar, theta = (e, w, a) (Figs. 2, 5), and the measured basins.
 
-register_claims("results/local_to_global/claims_landscape.csv")
-
 
 rule l2g_canonical3d_flows:
     """Integrate (e, w, a) gradient flows from N(0, sigma^2 I_3) starts for Fig. 2 or Fig. 5."""
@@ -190,7 +188,7 @@ rule l2g_claims_landscape:
         basins=rules.l2g_basin_fractions.output[0],
         grid=rules.l2g_basin_grid.output[0],
     output:
-        "results/local_to_global/claims_landscape.csv",
+        local_to_global.landscape.PART.claims[0],
         sampled="results/local_to_global/endpoint_losses_sampled.csv",
     log:
         "logs/local_to_global/claims_landscape.log",

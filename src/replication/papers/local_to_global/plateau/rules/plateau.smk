@@ -24,7 +24,7 @@ L2G = SETTINGS["local_to_global"]  # the paper's settings, built once (common.sm
 L2G_PAPER = local_to_global.PAPER
 L2G_FIGURES = local_to_global.PAPER.figures_dir
 L2G_PLATEAU_CELLS = [cell.name for cell in plateau_cells(L2G.phase)]
-L2G_PLATEAU_CLAIMS = register_claims(f"{PLATEAU_DIR}/claims.csv", manifest=local_to_global.plateau.MANIFEST)
+L2G_PLATEAU_CLAIMS = local_to_global.plateau.PART.claims[0]  # declared with what the part makes
 L2G_GROWTH_CELLS = [cell.name for cell in L2G.growth.cell_list]
 L2G_ESCAPE_CELLS = [cell.name for cell in L2G.escape.cell_list]
 L2G_ESCAPE_VALUES = {value_name(value) for sweep in SWEEPS for value in L2G.escape.values(sweep)}
