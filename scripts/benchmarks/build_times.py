@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from timings import job_table  # scripts/benchmarks/timings.py
+from replication.measurements import job_table
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -161,9 +161,8 @@ def main() -> None:
 def write(path: Path, results: dict) -> None:
     """``path``.json: the steps measured now over those measured before (kept); ``path``.md: every
     step of it in words."""
-    from phase_diagram import report_body  # the benchmarks' one Markdown writer
-
     from replication.io import write_text
+    from replication.measurements import report_body
 
     json_path = path.with_suffix(".json")
     runs = json.loads(json_path.read_text())["runs"] if json_path.is_file() else {}

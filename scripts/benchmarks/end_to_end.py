@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from timings import job_table, rule_table  # scripts/benchmarks/timings.py
+from replication.measurements import job_table, rule_table
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

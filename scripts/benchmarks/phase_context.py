@@ -31,9 +31,10 @@ COLUMNS = ["N", "B", "p", "q", "init", "seed", "steps", "cpu_s", "ms_per_iter", 
 
 def settings():
     """The transformer's and the phase's settings of config/config.yaml (as phase_diagram.py reads them)."""
-    from phase_diagram import phase_config  # this script's folder is on the path when it runs
+    from replication.measurements import paper_settings
 
-    return phase_config([])
+    settings = paper_settings("local_to_global", [])
+    return settings.transformer, settings.phase
 
 
 def measure(cells: list[tuple[float, float]], sizes: list[tuple[int, int]]) -> pd.DataFrame:

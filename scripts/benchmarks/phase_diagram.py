@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import resource
 import subprocess
 import sys
@@ -35,9 +34,9 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from replication.compute import keep_freed_memory
+from replication.measurements import paper_settings, report_body, time_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPORTS = "import torch, replication.papers.local_to_global.phase.training, replication.io"
@@ -53,25 +52,10 @@ def load() -> str:
     return "load average {:.2f} {:.2f} {:.2f} on {} CPUs".format(*os.getloadavg(), os.cpu_count())
 
 
-def workflow_config(configfiles: list[str]) -> dict:
-    """The settings the workflow would read: config/config.yaml, then ``configfiles`` over it (and a
-    paper's smoke.yaml where they say ``settings: smoke``, as workflow/rules/common.smk does)."""
-    from replication.config import apply_settings, update_config, validate_config
-
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    given = [yaml.safe_load(Path(path).read_text()) or {} for path in configfiles]
-    for values in given:
-        update_config(config, values)
-    return validate_config(apply_settings(config, given), ROOT / "workflow" / "schemas" / "config.schema.yaml")
-
-
 def phase_config(configfiles: list[str]):
-    """The transformer and phase settings of ``workflow_config(configfiles)``."""
-    from replication.papers.local_to_global.phase.settings import phase_settings
-    from replication.papers.local_to_global.transformer.settings import transformer_settings
-
-    config = workflow_config(configfiles)
-    return transformer_settings(config["local_to_global"]), phase_settings(config["local_to_global"])
+    """The transformer and phase settings the workflow reads with ``configfiles``."""
+    settings = paper_settings("local_to_global", configfiles)
+    return settings.transformer, settings.phase
 
 
 def child_environment() -> dict[str, str]:
@@ -220,26 +204,6 @@ def common_random_numbers(folder: Path) -> None:
         f"population losses: x{ratio.median():.1f} less (range x{ratio.min():.1f}-x{ratio.max():.1f}); "
         f"{int(cells.resolvable.sum())} of {len(cells)} cell-inits resolvable"
     )
-
-
-def kernel_time(path: Path) -> tuple[float, float, str, float]:
-    """User and system CPU seconds, the wall clock as written and in hours, of a ``/usr/bin/time -v`` report."""
-    text = path.read_text()
-    user = float(re.search(r"User time \(seconds\): ([\d.]+)", text).group(1))
-    system = float(re.search(r"System time \(seconds\): ([\d.]+)", text).group(1))
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", text).group(1)
-    parts = [float(part) for part in wall.split(":")]  # h:mm:ss or m:ss.ss
-    hours = sum(part * 60.0**-i for i, part in enumerate(parts)) / (60 if len(parts) == 2 else 1)
-    return user, system, wall, hours
-
-
-def time_lines(path: Path, name: str) -> list[str]:
-    user, system, wall, hours = kernel_time(path)
-    total = user + system
-    return [
-        f"{name}: {total:.0f} CPU-s in all ({total / 3600:.2f} CPU-h; user {user:.0f}, system {system:.0f})",
-        f"  wall {wall} ({hours:.2f} h), {total / 3600 / hours:.2f} cores busy on average",
-    ]
 
 
 def time_report(path: Path) -> None:
@@ -455,16 +419,6 @@ def main() -> None:
     say(load())
     if args.write:
         write(args.write, args.directory)
-
-
-def report_body(script: str, lines: list[str], directory: Path | None) -> tuple[str, list[str]]:
-    """The command that ran ``script`` and ``lines`` as Markdown bullets (two-space indented lines
-    nested), with the run's folder ``directory`` written as DIR in both."""
-    command = " ".join([script, *sys.argv[1:]])
-    if directory is not None:
-        command = command.replace(str(directory), "DIR")
-        lines = [line.replace(str(directory), "DIR") for line in lines]
-    return command, [f"    - {line.strip()}" if line.startswith("  ") else f"- {line}" for line in lines]
 
 
 def write(path: Path, directory: Path | None) -> None:

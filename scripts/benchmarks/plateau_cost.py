@@ -26,13 +26,11 @@ import argparse
 import dataclasses
 import os
 import resource
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from phase_diagram import phase_config, workflow_config  # noqa: E402  (the settings as the workflow reads them)
+from replication.measurements import kernel_time, paper_settings, report_body, time_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES: list[str] = []
@@ -88,7 +86,8 @@ def main() -> None:
     from replication.papers.local_to_global.plateau.spectrum import cell_spectra
 
     prepare_training_job(1)
-    transformer, phase = phase_config(args.configfile)
+    settings = paper_settings("local_to_global", args.configfile)
+    transformer, phase = settings.transformer, settings.phase
     plateau = plateau_config(args.configfile)
     machine = f"torch {torch.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
     say(f"{machine}; points {list(plateau.points)}")
@@ -155,8 +154,6 @@ GOAL_CPU_H = 2.5  # on top of the phase grid
 def finished_run(directory: Path, time_files: list[Path], phase_time: Path | None) -> None:
     """The lines of a finished run's report (``directory``: its tree; ``time_files``: the reports of
     its parts, a run stopped and resumed with the same command having one per part)."""
-    from phase_diagram import kernel_time, time_lines
-
     from replication.provenance import cpu_model
 
     say(f"{cpu_model()}, {os.cpu_count()} CPUs")
@@ -200,8 +197,6 @@ def finished_run(directory: Path, time_files: list[Path], phase_time: Path | Non
 
 
 def write(path, directory: Path | None) -> None:
-    from phase_diagram import report_body
-
     command, bullets = report_body("scripts/benchmarks/plateau_cost.py", LINES, directory)
     bullets = "\n".join(bullets)
     Path(path).write_text(f"# Cost of the plateau analysis\n\nWritten by `{command}`.\n\n{bullets}\n")
@@ -221,9 +216,7 @@ def compare_spectra(spectra: pd.DataFrame, reference: pd.DataFrame, hessian, ref
 
 
 def plateau_config(configfiles):
-    from replication.papers.local_to_global.plateau.settings import plateau_settings
-
-    return plateau_settings(workflow_config(configfiles)["local_to_global"])
+    return paper_settings("local_to_global", configfiles).plateau
 
 
 if __name__ == "__main__":

@@ -19,54 +19,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from replication.io import atomic_path, write_csv, write_text
-
-
-def job_table(benchmarks: Path) -> pd.DataFrame:
-    """One row per job: rule, job (its file below the rule), wall_s, cpu_s, max_rss_mb."""
-    rows = []
-    for path in sorted(benchmarks.glob("*/**/*.tsv")):
-        rule = path.relative_to(benchmarks).parts[0]
-        frame = pd.read_csv(path, sep="\t")
-        for _, record in frame.iterrows():  # one line per repetition of the job
-            rows.append(
-                {
-                    "rule": rule,
-                    "job": str(path.relative_to(benchmarks / rule).with_suffix("")),
-                    "wall_s": float(record["s"]),
-                    "cpu_s": float(pd.to_numeric(record["cpu_time"], errors="coerce")),
-                    "max_rss_mb": float(pd.to_numeric(record["max_rss"], errors="coerce")),
-                }
-            )
-    if not rows:
-        raise SystemExit(f"no benchmark files under {benchmarks}/<rule>/; run the pipeline first")
-    return pd.DataFrame(rows)
-
-
-def rule_table(jobs: pd.DataFrame) -> pd.DataFrame:
-    """Per rule: jobs, summed CPU and wall seconds, the largest job's wall time, peak memory; then a total."""
-    table = (
-        jobs.groupby("rule")
-        .agg(
-            jobs=("job", "size"),
-            cpu_s=("cpu_s", "sum"),
-            wall_s=("wall_s", "sum"),
-            longest_job_s=("wall_s", "max"),
-            peak_rss_mb=("max_rss_mb", "max"),
-        )
-        .sort_values("cpu_s", ascending=False)
-        .reset_index()
-    )
-    table["cpu_share"] = table.cpu_s / table.cpu_s.sum()
-    total = {
-        "rule": "total",
-        "jobs": table.jobs.sum(),
-        "cpu_s": table.cpu_s.sum(),
-        "wall_s": table.wall_s.sum(),
-        "longest_job_s": table.longest_job_s.max(),
-        "peak_rss_mb": table.peak_rss_mb.max(),
-        "cpu_share": 1.0,
-    }
-    return pd.concat([table, pd.DataFrame([total])], ignore_index=True)
+from replication.measurements import job_table, rule_table
 
 
 def markdown(table: pd.DataFrame) -> str:
