@@ -18,15 +18,17 @@ VARIANT ?=
 SET ?=
 export SET
 VARIANT_RUN = $(BIN)/python -m replication.variants $(if $(VARIANT),--name $(VARIANT)) \
-	--configfile $(abspath $(CONFIG)) --sets "$$SET" --make-goal $@ --
+	--configfile $(abspath $(CONFIG)) --sets "$$SET" --make-goal "$(GOAL)" --
 # Perturbation members of the numerical-noise ensemble that `make bless` runs, and what they build.
 ENSEMBLE ?= 1 2
 ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command, and Ctrl-C ends with one
 # line naming it (replication.pipeline_run; --make-goal: the command is `make <this goal> ...`).
-PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --make-goal $@ --
+PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --make-goal "$(GOAL)" --
+# The goal as typed: `build` with its MANIFEST; any other goal as it is.
+GOAL = $(if $(filter build,$@),build MANIFEST=$(MANIFEST),$@)
 
-.PHONY: env lock figures cost test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-phase bless-plateau timings mutation compare sweep phase plateau
+.PHONY: env lock figures build cost test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-manifest bless-phase bless-plateau timings mutation compare sweep $(MANIFEST_TARGETS)
 
 env: $(VENV)/.installed
 
@@ -75,23 +77,32 @@ compare: env
 sweep: env
 	$(BIN)/python -m replication.sweeps $(SWEEP) --make-goal $@ -- --cores $(CORES)
 
-# The phase diagram over (p, q) (figures/phase, its claims in figures/phase_claims.md): a cluster-sized
-# workload (hours of CPU at the default grid; measured cost in docs/phase-diagram.md), not part of figures/all.
-phase: env
-	$(call BUILD,figures/phase)
+# Any manifest, figures/$(MANIFEST), with its claims in figures/$(MANIFEST)_claims.md: all (the laptop set,
+# as `make figures`) or a part's own, a workload of its own that figures/all leaves out (the papers'
+# parts declare them: e.g. the phase diagram, docs/phase-diagram.md, and the plateau's landscape,
+# docs/plateau.md, which reads the phase grid). In CONFIG's tree, or a variant's (VARIANT, SET).
+MANIFEST ?= all
+build: env
+	$(call BUILD,figures/$(MANIFEST))
 
-# The loss landscape at the plateau, cell by cell (figures/plateau, its claims in figures/plateau_claims.md):
-# reads the phase grid (built first if missing); docs/plateau.md. VARIANT=plateau trains only the grid's
-# standard-init runs, all that the analysis reads.
-plateau: env
-	$(call BUILD,figures/plateau)
+# Each manifest with a reference set of its own is a target too, `make <name>` = `make build MANIFEST=<name>`
+# (the committed sets' folders name them; config and smoke are figures/all's two).
+MANIFEST_TARGETS := $(filter-out config smoke,$(notdir $(wildcard figures/reference/*)))
+$(MANIFEST_TARGETS):
+	@$(MAKE) --no-print-directory build MANIFEST=$@
+
+# A manifest's reference set (figures/reference/$(MANIFEST): its figures' PNG and CSV, claims report,
+# provenance, settings) from its finished run in RUN_DIR.
+RUN_DIR ?= .
+bless-manifest: env
+	$(BIN)/python -m replication.diff.bless --manifest $(MANIFEST) $(RUN_DIR) figures/reference/$(MANIFEST)
 
 # The phase diagram's reference set from the finished run in PHASE_DIR (figures/reference/phase: PNG
 # and CSV of its figures, claims report, provenance, settings), then that run's cost from the kernel's
 # counts (docs/measurements/phase_cost.md; with PHASE_DIR/time.txt, a /usr/bin/time -v report, its total).
 PHASE_DIR ?= .
 bless-phase: env
-	$(BIN)/python -m replication.diff.bless --manifest phase $(PHASE_DIR) figures/reference/phase
+	$(MAKE) --no-print-directory bless-manifest MANIFEST=phase RUN_DIR=$(PHASE_DIR)
 	$(BIN)/python scripts/benchmarks/phase_diagram.py --directory $(PHASE_DIR) --startups 3 --gemm --step --heap \
 		$(if $(wildcard $(PHASE_DIR)/time.txt),--time $(PHASE_DIR)/time.txt) --write docs/measurements/phase_cost.md
 
@@ -101,7 +112,7 @@ bless-phase: env
 # (one per part of a run stopped and resumed), and PLATEAU_DIR/phase_time.txt, the phase grid's, if there.
 PLATEAU_DIR ?= variants/plateau
 bless-plateau: env
-	$(BIN)/python -m replication.diff.bless --manifest plateau $(PLATEAU_DIR) figures/reference/plateau
+	$(MAKE) --no-print-directory bless-manifest MANIFEST=plateau RUN_DIR=$(PLATEAU_DIR)
 	$(BIN)/python scripts/benchmarks/plateau_cost.py --directory $(PLATEAU_DIR) --time $(sort $(wildcard $(PLATEAU_DIR)/time*.txt)) \
 		$(if $(wildcard $(PLATEAU_DIR)/phase_time.txt),--phase-time $(PLATEAU_DIR)/phase_time.txt) \
 		--write docs/measurements/plateau_run.md

@@ -19,13 +19,13 @@ CONFIG_DIR = PROJECT_ROOT / "config"
 PAPER_CONFIG = CONFIG_DIR / "config.yaml"
 SMOKE_CONFIG = CONFIG_DIR / "smoke.yaml"
 # The Makefile's goals that build, by the Snakemake target each builds: what a message suggests
-# for a run of that target (any other target: `make figures`, which builds figures/all).
+# for a run of that target. Any other manifest, figures/<name>: `make build MANIFEST=<name>`; any
+# other target: `make figures`, which builds figures/all.
 GOALS = {
     "figures/all": "figures",
-    "figures/phase": "phase",
-    "figures/plateau": "plateau",
     "figures/diff/passed": "diff",
 }
+MANIFEST_GOAL = "build MANIFEST="
 # What a suggested SET holds where the settings are the user's to choose.
 SET_PLACEHOLDER = "key.path=value ..."
 
@@ -43,8 +43,28 @@ def base_config(config: Mapping) -> Path:
 
 
 def goal_of(targets: Iterable[str]) -> str:
-    """The make goal of a Snakemake command line's targets (``figures`` unless one is another goal's)."""
-    return next((GOALS[word] for word in targets if word in GOALS), "figures")
+    """The make goal of a Snakemake command line's targets (``figures`` unless one is another goal's,
+    or a manifest's: ``build MANIFEST=<name>``)."""
+    for word in targets:
+        if word in GOALS:
+            return GOALS[word]
+        if word.startswith("figures/") and word.removeprefix("figures/") in other_manifests():
+            return MANIFEST_GOAL + word.removeprefix("figures/")
+    return "figures"
+
+
+def target_of(goal: str) -> str:
+    """The Snakemake target a make goal builds (``goal_of`` inverted; figures/all for any other)."""
+    if goal.startswith(MANIFEST_GOAL):
+        return f"figures/{goal.removeprefix(MANIFEST_GOAL)}"
+    return next((target for target, name in GOALS.items() if name == goal), "figures/all")
+
+
+def other_manifests() -> set[str]:
+    """The registered manifests other than figures/all (the papers' parts declare them)."""
+    from .registry import papers
+
+    return {manifest for paper in papers() for manifest in paper.manifests if manifest != "all"}
 
 
 def option_value(argv: Sequence[str], option: str) -> str | None:

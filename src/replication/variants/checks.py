@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..make_command import GOALS, PAPER_CONFIG, base_config, default_workdir, make_command, shown_path
+from ..make_command import PAPER_CONFIG, base_config, default_workdir, make_command, shown_path, target_of
 from ..paths import PROJECT_ROOT, shown_tree
 from .commands import settings_command
 from .create import resolve
@@ -70,7 +70,7 @@ def check_root(config: Mapping, tree: str | os.PathLike, paper: Mapping | None =
     what = f"the settings '{settings_name(config)}'" + (f" ({len(changes)} keys differ)" if changes else "")
     command, base = settings_command(config, goal), base_config(config)
     if command == make_command(goal, base) and base != PAPER_CONFIG:  # a config file's own settings
-        target = next((target for target, name in GOALS.items() if name == goal), "figures/all")
+        target = target_of(goal)
         command += (
             f" (or: snakemake {target} --directory {shown_path(default_workdir(base))} --configfile {shown_path(base)})"
         )
