@@ -1,4 +1,4 @@
-"""Deviations and the tolerance rule (replication.deviation), shared by the envelopes and the diff:
+"""Deviations and the tolerance rule (replication.diff.deviation), shared by the envelopes and the diff:
 NaN and infinities, the tolerance k x envelope + atol + rtol |ref|, margins and their reasons."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from replication.deviation import (
+from replication.diff.deviation import (
     Tolerance,
     allowed,
     column_tolerance,
@@ -68,3 +68,15 @@ def test_column_tolerance_and_reason():
     assert tolerance_reason(3.0, 0.1, 0.2, "f", True) == "envelope: 3 x envelope 0.1 + f"
     assert tolerance_reason(1.0, 0.1, 0.2, "f", True) == "floor: 1 x envelope 0.1 + f"
     assert tolerance_reason(3.0, 0.0, 0.2, "f", False) == "floor (no envelope measured): 3 x envelope 0 + f"
+
+
+def test_both_comparisons_hold_an_image_to_the_one_rule():
+    """``make diff`` and ``make compare`` take an image's tolerance from ``image_tolerance``: changed
+    there, both change."""
+    import replication.diff.against_reference as against_reference
+    import replication.diff.figure_changes as figure_changes
+    from replication.diff.deviation import image_tolerance
+
+    assert image_tolerance(0.01, 0.002, 3.0) == pytest.approx(0.016) and image_tolerance(0.01, 0.0, 3.0) == 0.01
+    for module in (against_reference, figure_changes):
+        assert module.image_tolerance is image_tolerance

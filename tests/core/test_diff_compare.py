@@ -10,9 +10,9 @@ import pytest
 from PIL import Image
 
 from helpers import shared_scope
-from replication.deviation import tolerance_reason
 from replication.diff import SUMMARY_COLUMNS, diff_figures, reference_keys, verdicts_against_reference
 from replication.diff.against_reference import external_matches
+from replication.diff.deviation import tolerance_reason
 from replication.paths import figure_key
 
 IMAGE_TOLERANCE = 5.0

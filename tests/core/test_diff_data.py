@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replication.deviation import Tolerance, column_tolerance
 from replication.diff import compare_data
+from replication.diff.deviation import Tolerance, column_tolerance
 
 SETTINGS = {"atol": 1e-9, "rtol": 1e-6, "columns": {}}
 

@@ -88,7 +88,7 @@ def test_an_rms_equal_to_the_tolerance_passes(tmp_path):
 
 
 def test_image_rms_by_hand(tmp_path):
-    """The measure of the diff and of the image envelopes (replication.envelopes) alike."""
+    """The measure of the diff and of the image envelopes (replication.diff.envelopes) alike."""
     white = np.full((2, 3, 3), 255)
     marked = white.copy()
     marked[1, 2] = [225, 255, 195]  # one pixel: -30 in red, -60 in blue

@@ -1,4 +1,4 @@
-"""Numerical-noise envelopes (replication.envelopes): the spread of a perturbed member's data and
+"""Numerical-noise envelopes (replication.diff.envelopes): the spread of a perturbed member's data and
 image against the base run, the envelope file, and the members' Snakemake runs (a fake process
 here: the command, the environment and the cost line are checked, nothing is run)."""
 
@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from helpers import ROOT
-from replication import envelopes
-from replication.envelopes import (
+from replication.diff import envelopes
+from replication.diff.envelopes import (
     ENVELOPE_COLUMNS,
     IMAGE_COLUMN,
     column_spread,

@@ -9,9 +9,10 @@ against a reference set, verdicts; ``make diff``), ``verdict`` (its one line in 
 ``report`` (the HTML pages), ``bless`` (writing a
 reference set; ``python -m replication.diff.bless``). Two trees side by side (``make compare``,
 ``python -m replication.diff.tree_comparison``): ``trees`` (a built tree or a reference set),
-``figure_changes``, ``claim_changes`` and ``seeds`` (the seeds' spread). Deviations and the tolerance
-rule are ``replication.deviation``'s, the noise envelopes ``replication.envelopes``', where a
-figure's files lie ``replication.paths``'.
+``figure_changes``, ``claim_changes`` and ``seeds`` (the seeds' spread). Both comparisons hold a
+deviation to one rule, ``deviation``'s (within noise: ``k x envelope`` plus the floors), the noise
+envelopes ``envelopes``' (measured when a set is blessed); where a figure's files lie is
+``replication.paths``'.
 """
 
 from .against_reference import (

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..deviation import margin, tolerance_reason
-from ..envelopes import IMAGE_COLUMN, figure_envelope, read_envelope
 from ..io import write_csv, write_text
 from ..paths import FIGURES_ROOT, figure_key, figure_paths
 from ..provenance import read_provenance
 from .data import DataResult, compare_data
+from .deviation import image_tolerance, margin, tolerance_reason
+from .envelopes import IMAGE_COLUMN, figure_envelope, read_envelope
 from .images import compare_image, read_rgb, save_png, side_by_side
 from .report import report_html
 
@@ -170,7 +170,7 @@ def _figure_rows(
     k, envelopes = tolerances.k, tolerances.envelopes
     columns_envelope = figure_envelope(envelopes, key)
     image_envelope = columns_envelope.pop(IMAGE_COLUMN, 0.0)
-    tolerance = tolerances.image_rms + k * image_envelope
+    tolerance = image_tolerance(tolerances.image_rms, image_envelope, k)
     image = compare_image(paths["png"], ref_png, tolerance, images / key)
     if ref_csv.exists() and paths["csv"].exists():
         data = compare_data(paths["csv"], ref_csv, tolerances.data, columns_envelope, k)

@@ -10,12 +10,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..envelopes import measure_envelope, run_members, write_envelope
 from ..io import atomic_path
 from ..manifest import read_manifest
 from ..paths import FIGURES_ROOT, figure_key, figure_paths
 from ..perturbation import DEFAULT_ULPS
 from ..provenance import read_provenance, write_provenance
+from .envelopes import measure_envelope, run_members, write_envelope
 from .images import image_rms_between
 
 

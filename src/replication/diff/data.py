@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..deviation import allowed, column_tolerance, deviation, largest_floor, margins, tolerance_reason
+from .deviation import allowed, column_tolerance, deviation, largest_floor, margins, tolerance_reason
 
 DATA_COLUMNS = [
     "column",

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .data import compare_data
+from .deviation import image_tolerance
 from .images import ImageResult, compare_image, highlighted_difference, padded, read_rgb, save_png, side_by_side
 from .seeds import figure_seed_spread
 from .trees import Tree
@@ -94,7 +95,7 @@ def line_overlay(a_csv: Path, b_csv: Path, a_label: str, b_label: str, target: P
 
 def compare_figures(a: Tree, b: Tree, out_dir: Path, settings: dict, envelopes: dict) -> tuple[pd.DataFrame, dict]:
     """One row per figure and compared quantity (its image and every data column); the panels drawn."""
-    from ..envelopes import IMAGE_COLUMN
+    from .envelopes import IMAGE_COLUMN
 
     k = float(settings["envelope_factor"])
     rows, panels = [], {}
@@ -110,9 +111,9 @@ def compare_figures(a: Tree, b: Tree, out_dir: Path, settings: dict, envelopes: 
             continue
         envelope = {column: value for (k_, column), value in envelopes.items() if k_ == key}
         image_envelope = envelope.pop(IMAGE_COLUMN, 0.0)
-        image_tolerance = settings["image_rms"] + k * image_envelope
+        image_allowed = image_tolerance(settings["image_rms"], image_envelope, k)
         prefix = out_dir / "images" / key
-        image, changed_share = compare_images_padded(a_png, b_png, image_tolerance, prefix)
+        image, changed_share = compare_images_padded(a_png, b_png, image_allowed, prefix)
         overlay = prefix.with_name(prefix.name + "-overlay.png")
         is_line = a_csv.exists() and b_csv.exists() and line_overlay(a_csv, b_csv, a.label, b.label, overlay)
         panels[key] = {"overlay": is_line, "changed_share": changed_share}
@@ -120,7 +121,7 @@ def compare_figures(a: Tree, b: Tree, out_dir: Path, settings: dict, envelopes: 
             {
                 "quantity": "image rms",
                 "deviation": image.rms,
-                "tolerance": image_tolerance,
+                "tolerance": image_allowed,
                 "envelope": image_envelope,
                 "passed": image.passed,
             }

@@ -37,7 +37,7 @@ def compare_settings(a: Tree, b: Tree) -> pd.DataFrame:
 def compare_trees(a: Tree, b: Tree, out_dir: str | os.PathLike, settings: dict, envelope_dir: Path | None) -> dict:
     """Write ``report.html``, ``report.md``, ``figures.csv``, ``settings.csv`` and ``claims.csv`` of
     B against A into ``out_dir``; return the tables."""
-    from ..envelopes import read_envelope
+    from .envelopes import read_envelope
     from .report import compare_html, compare_markdown
 
     out_dir = Path(out_dir)
@@ -75,8 +75,8 @@ def envelope_set(settings: dict) -> Path | None:
     """The reference set whose recorded settings are closest to ``settings``: its envelopes are the
     noise of figures computed the way these are (sets without an envelope, such as the phase
     diagram's, are not candidates)."""
-    from ..envelopes import ENVELOPE_FILE
     from ..variants import closest_tree, read_record
+    from .envelopes import ENVELOPE_FILE
 
     sets = PROJECT_ROOT / "figures" / "reference"
     candidates = {

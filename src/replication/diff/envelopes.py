@@ -5,7 +5,7 @@ Members are reruns of the pipeline with ``REPLICATION_PERTURBATION=<member>`` (s
 else. The envelope of a figure's data column is the largest ``|member - base|`` over members and
 rows; that of its image the largest image RMS between a member's PNG and the base's. A reference
 set keeps them in ``envelope.csv``; ``make diff`` accepts ``|new - ref| <= k * envelope + atol +
-rtol |ref|`` (``diff.envelope_factor`` is k; see ``replication.deviation``).
+rtol |ref|`` (``diff.envelope_factor`` is k; see ``replication.diff.deviation``).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..io import write_csv
+from ..manifest import manifest_figures
+from ..paths import figure_key, figure_paths
+from ..perturbation import VARIABLE
+from ..snakemake_command import snakemake_command
 from .deviation import deviation
-from .io import write_csv
-from .manifest import manifest_figures
-from .paths import figure_key, figure_paths
-from .perturbation import VARIABLE
-from .snakemake_command import snakemake_command
 
 ENVELOPE_FILE = "envelope.csv"
 IMAGE_COLUMN = "<image rms>"

@@ -1,11 +1,14 @@
-"""How far regenerated numbers lie from reference numbers, and the tolerance they are held to.
+"""How far regenerated numbers lie from reference numbers, and the tolerance they are held to: the
+one rule of "is this deviation beyond noise", which ``make diff`` (``against_reference``) and
+``make compare`` (``figure_changes``) both apply.
 
 The envelopes (how far numerical noise alone moves a figure's data) and the diff (regenerated
 against the references) measure deviations the same way, here. NaN against NaN and equal
 infinities are no deviation; NaN against a number, or a number against an infinity, is an
 unbounded one (inf, never the largest float). A value passes when
 ``|new - ref| <= k * envelope + atol + rtol |ref|``: the envelope is measured at blessing time,
-``k`` is ``diff.envelope_factor`` and atol, rtol are the floors of ``diff.data``.
+``k`` is ``diff.envelope_factor`` and atol, rtol are the floors of ``diff.data``; an image passes
+when its RMS difference is ``<= image_rms + k * envelope`` (``image_tolerance``).
 """
 
 from __future__ import annotations
@@ -59,6 +62,12 @@ def margins(measured: Deviation, allowed: np.ndarray) -> np.ndarray:
     """Deviation / tolerance per value (<= 1 passes); a deviation without tolerance is unbounded."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(measured.same, 0.0, np.where(allowed > 0, measured.absolute / allowed, np.inf))
+
+
+def image_tolerance(image_rms: float, envelope: float, k: float) -> float:
+    """The largest RMS difference of an image within noise: the floor ``diff.image_rms`` plus k times
+    the image's envelope (0 where none was measured)."""
+    return image_rms + k * envelope
 
 
 def largest_floor(expected, tolerance: Tolerance) -> float:
