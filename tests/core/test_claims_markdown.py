@@ -6,6 +6,7 @@ import pandas as pd
 from helpers import squeeze_markdown
 from replication.claims import CLAIM_COLUMNS
 from replication.claims_report import claims_markdown
+from replication.contract import BEYOND_THE_PAPER
 
 
 def test_claims_markdown_exact_text():
@@ -14,6 +15,7 @@ def test_claims_markdown_exact_text():
         [
             [
                 "Local to Global",
+                "L2G-1",
                 "L2G-1",
                 "Fig. 1",
                 "flows end | where predicted",
@@ -31,6 +33,7 @@ def test_claims_markdown_exact_text():
             [
                 "Local to Global",
                 "L2G-2",
+                "L2G-2",
                 "Fig. 2",
                 "energy",
                 nan,
@@ -47,6 +50,7 @@ def test_claims_markdown_exact_text():
             [
                 "Local to Global",
                 "L2G-3",
+                "L2G-3",
                 "Fig. 2",
                 "identity",
                 0.0,
@@ -62,6 +66,7 @@ def test_claims_markdown_exact_text():
             ],
             [
                 "Benign overfitting",
+                "BO-fig1",
                 "BO-fig1",
                 "Fig. 1",
                 "accuracy",
@@ -127,9 +132,25 @@ def test_smoke_report_says_which_failures_are_expected():
     """A failure that holds in the committed report at the papers' settings is expected at smoke
     settings, one that fails there too is not; the headline counts both."""
     nan = np.nan
-    row = ["Local to Global", "L2G-5 (5a)", "Fig. 4", "s", 0.5, "t", False, "r", "checked", "rule", 2, 0.0, 0.0, 0.84]
+    row = [
+        "Local to Global",
+        "L2G-5 (5a)",
+        "L2G-5",
+        "Fig. 4",
+        "s",
+        0.5,
+        "t",
+        False,
+        "r",
+        "checked",
+        "rule",
+        2,
+        0.0,
+        0.0,
+    ]
+    row.append(0.84)
     smoke = pd.DataFrame(
-        [row, [*row[:1], "L2G-5 (5c)", *row[2:]], [*row[:1], "L2G-1", *row[2:6], True, *row[7:]]],
+        [row, [*row[:1], "L2G-5 (5c)", *row[2:]], [*row[:1], "L2G-1", "L2G-1", *row[3:7], True, *row[8:]]],
         columns=CLAIM_COLUMNS,
     )
     paper = smoke.assign(holds=["True", "False", "True"], measured=nan)
@@ -162,20 +183,22 @@ def test_holds_and_paper_names_read_from_any_table():
 def test_merged_rows_keep_text_ids_and_a_fresh_index(tmp_path):
     from replication.claims_report import merge_claims
 
-    first = pd.DataFrame([["Local to Global", "05", "Fig. 4", "s", 0.1, "t", "yes", "r"]], columns=CLAIM_COLUMNS[:8])
+    first = pd.DataFrame(
+        [["Local to Global", "05", BEYOND_THE_PAPER, "Fig. 4", "s", 0.1, "t", "yes", "r"]], columns=CLAIM_COLUMNS[:9]
+    )
     second = pd.DataFrame(
         [
-            ["Local to Global", "1", "Fig. 1", "s", 1.0, "t", "pass", "r"],
-            ["Local to Global", "beyond", "Fig. 9", "s", 2.0, "t", "no", "r"],
+            ["Local to Global", "1", "L2G-1", "Fig. 1", "s", 1.0, "t", "pass", "r"],
+            ["Local to Global", "beyond", BEYOND_THE_PAPER, "Fig. 9", "s", 2.0, "t", "no", "r"],
         ],
-        columns=CLAIM_COLUMNS[:8],
+        columns=CLAIM_COLUMNS[:9],
     )
     first.to_csv(tmp_path / "a.csv", index=False)
     second.to_csv(tmp_path / "b.csv", index=False)
     merged = merge_claims([tmp_path / "a.csv", tmp_path / "b.csv"])
     assert list(merged.index) == list(range(len(merged))) and list(merged.columns) == CLAIM_COLUMNS
     ids = list(merged.claim_id)
-    # "05" is read as text: its number is "05", no spec item, so it is kept beyond the spec, as is
+    # "05" is read as text (an id, never a number), and kept beyond the paper, as its row declares, as is
     by_id = merged.set_index("claim_id")
     assert "05" in ids and "beyond" in ids and by_id.loc["L2G-5", "reason"] == "no claims table reports it"
     assert by_id.loc["L2G-1", "holds"] and by_id.loc["05", "holds"] and not by_id.loc["beyond", "holds"]
