@@ -375,5 +375,6 @@ rule l2g_plateau_findings:
         ENVIRONMENT
     params:
         batch_factor=L2G_ESCAPE.batch_factor,
+        significance=L2G_PLATEAU.hessian.significance,
     script:
         "../scripts/l2g_plateau_findings.py"
