@@ -8,12 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .analysis import JUDGED, resolved_share
+from .analysis import ASSUMPTIONS, JUDGED, STATIONARY, resolved_share
 from .escape import EXPLANATIONS, cell_tests, median_escape, seed_tests
 from .hessian import BLOCKS
 from .verdict import SADDLE, UNRESOLVED
-
-STATIONARY = 3.0  # a point whose mean gradient is within this many noise norms counts as near-stationary
 
 
 def _cells(frame: pd.DataFrame) -> str:
@@ -158,6 +156,11 @@ def findings(
             f"escape within the schedule): rank correlation {summary['rank_correlation']:.2f}, the prediction off "
             f"by a factor {summary['median_factor']:.2f} (median) and {summary['max_factor']:.2f} (largest)."
         )
+        parts += [
+            f"- {name}: {int(summary[f'assumption {name}'])} runs ({meaning})."
+            for name, meaning in ASSUMPTIONS.items()
+            if f"assumption {name}" in summary
+        ]
     for (p, q), group in slopes.groupby(["p", "q"], sort=False):
         pairs = ", ".join(
             f"seed {r.seed} {r.measured_slope:.3g} vs {r.predicted_slope:.3g}" for r in group.itertuples()
