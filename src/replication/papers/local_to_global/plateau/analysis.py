@@ -130,7 +130,8 @@ def assumption(row) -> str:
         return "stable mode"
     if row.gradient_ratio > STATIONARY:
         return "not stationary"
-    if _factor(row.mode_lambda_min, row.mode_curvature) > ESCAPE_FACTOR or row.mode_lambda_min * row.mode_curvature <= 0:
+    same_sign = row.mode_lambda_min * row.mode_curvature > 0
+    if not same_sign or _factor(row.mode_lambda_min, row.mode_curvature) > ESCAPE_FACTOR:
         return "not an eigenvector"
     return "slower than linear" if row.predicted_escape < row.escape else "faster than linear"
 
