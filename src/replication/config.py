@@ -22,6 +22,9 @@ def _allowed(schema: dict) -> str:
     """Describe, in words, what a (sub)schema accepts."""
     if "enum" in schema:
         return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    for alternatives in ("oneOf", "anyOf"):
+        if alternatives in schema:
+            return " or ".join(_allowed(sub) for sub in schema[alternatives])
     parts = []
     kind = schema.get("type")
     if kind:

@@ -99,6 +99,12 @@ BAD = {
         "benign_overfitting.grid.dims",
         "start <= stop",
     ),
+    "a tolerance neither named nor a number": (
+        ("local_to_global", "plateau", "hessian", "tolerance"),
+        "horizn",
+        "local_to_global.plateau.hessian.tolerance",
+        "one of 'horizon' or number, > 0",
+    ),
 }
 
 

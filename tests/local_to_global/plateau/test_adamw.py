@@ -127,3 +127,22 @@ def test_adamw_grows_the_preconditioned_unstable_mode_at_the_predicted_rate():
     assert measured == pytest.approx(predicted, rel=0.05)
     raw = -np.linalg.eigvalsh(hessian)[0]
     assert abs(measured - lr * raw) > 0.5 * measured  # plain gradient descent's rate is not AdamW's
+
+
+def test_the_horizon_rate_grows_sigma_to_one_by_the_end_of_the_schedule():
+    """horizon_rate: a mode at exactly this rate reaches amplitude 1 from sigma on the schedule's last
+    step (predicted_escape, an independent sum), a slightly slower one never; the loss' tolerance is it
+    under ``tolerance: horizon`` and the stated fraction of lambda_max otherwise."""
+    from replication.papers.local_to_global.plateau.adamw import horizon_rate, predicted_escape
+    from replication.papers.local_to_global.plateau.settings import HeldOutSettings, HessianSettings
+
+    rates = np.r_[np.nan, np.linspace(1e-3, 2e-4, 400)]
+    rate = horizon_rate(rates, 100, 0.02)
+    assert predicted_escape(rate * (1 + 1e-9), rates, 100, 0.02) == 400
+    assert predicted_escape(rate * (1 - 1e-6), rates, 100, 0.02) == np.inf
+    common = dict(batches=1, batch_size=1, seed=0, tol=1e-3, significance=3.0, dtype="float32", preconditioned=False)
+    held_out = HeldOutSettings(least=2, most=2)
+    horizon = HessianSettings(**common, tolerance="horizon", held_out=held_out)
+    fraction = HessianSettings(**common, tolerance=1e-4, held_out=held_out)
+    assert horizon.loss_tolerance(50.0, rate) == rate
+    assert fraction.loss_tolerance(50.0, rate) == pytest.approx(5e-3)

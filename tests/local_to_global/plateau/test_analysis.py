@@ -7,6 +7,7 @@ import pytest
 
 from replication.papers.local_to_global.plateau.adamw import predicted_escape, predicted_slope
 from replication.papers.local_to_global.plateau.analysis import (
+    assumption,
     escape_law,
     join_runs,
     law_summary,
@@ -126,3 +127,26 @@ def test_the_findings_name_the_saddles_and_the_minima():
     assert "15 of 18 (cell, seed) verdicts on the full model (83%)" in text
     assert "the largest blocks are W_1 1.00" in text and "it lies in W_Q 1.00" in text
     assert "Over 12 escaping runs" in text and "seed 1 500 vs 500" in text
+
+
+def test_each_escaping_run_names_the_assumption_its_data_show_broken():
+    """Where the prediction holds, ``holds``; at escape 3x later than predicted with a clean mode,
+    ``slower than linear``; the same run with a sliding point, a mode whose fitted and held-out
+    curvature disagree, or a stable mode names that instead (tested in that order)."""
+    points, sweep = synthetic(escape_factor=3.0)
+    law = escape_law(points, sweep, RATES, SIGMA)
+    cell = np.isclose(law.p, 0.6) & np.isclose(law.q, 0.7)
+    assert set(law.assumption[law.escaped & ~cell]) == {"holds"}
+    assert set(law.assumption[cell]) == {"slower than linear"}
+    summary = law_summary(law)
+    assert summary["assumption holds"] == 9 and summary["assumption slower than linear"] == 3
+    row = points[np.isclose(points.p, 0.6) & np.isclose(points.q, 0.7)].iloc[0]
+    late = {**row.to_dict(), "factor": 3.0, "predicted_escape": 100.0, "escape": 300.0}
+    assert assumption(pd.Series(late)) == "slower than linear"
+    assert assumption(pd.Series({**late, "escape": 30.0})) == "faster than linear"
+    assert assumption(pd.Series({**late, "mode_lambda_min": 10 * late["mode_curvature"]})) == "not an eigenvector"
+    assert assumption(pd.Series({**late, "gradient_ratio": 5.0})) == "not stationary"
+    assert assumption(pd.Series({**late, "mode_rate": -1.0, "gradient_ratio": 5.0})) == "stable mode"
+    assert assumption(pd.Series({**late, "factor": 1.5, "mode_rate": -1.0})) == "holds"
+    text = findings(summarise(points), points, summary, slope_law(points, sweep, RATES, SIGMA))
+    assert "- slower than linear: 3 runs" in text and "- holds: 9 runs" in text

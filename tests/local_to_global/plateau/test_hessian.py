@@ -168,7 +168,7 @@ def test_the_verdicts_read_the_curvatures_on_held_out_batches():
     rates = np.r_[np.nan, np.full(200, 1e-3)]
     optimiser = OptimiserView(state, rates, step=50, sigma=0.02)
     row, directions = point_spectrum(
-        parameters, MarkovChain(0.6, 0.8), fitted, hessian, 0, lambda k: held_out[k], optimiser
+        parameters, MarkovChain(0.6, 0.8), fitted, hessian, 0, lambda k: held_out[k], optimiser.escape_rate, optimiser
     )
     per_batch = {id(batch): full_hessian(flat, *batch) for batch in fitted + held_out}  # each batch's once
     full = np.mean([per_batch[id(batch)] for batch in fitted], axis=0)  # equal batches: the union's Hessian

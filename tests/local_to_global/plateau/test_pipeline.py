@@ -53,7 +53,9 @@ def test_points_are_on_the_plateau_with_finite_spectra_and_their_verdicts(platea
     hessian = defaulted_section("local_to_global", "plateau", given=SMOKE["plateau"])["hessian"]
     z, least, most = hessian["significance"], hessian["held_out"]["least"], hessian["held_out"]["most"]
     assert points.held_out_batches.between(least, most).all()
-    assert np.allclose(points.tol, hessian["tolerance"] * points.lambda_max)
+    # tol: the rate that grows a mode from sigma to 1 by the end of the schedule, for every direction
+    assert hessian["tolerance"] == "horizon" and np.allclose(points.tol, points.mode_tol)
+    assert np.allclose(points.canonical_tol, points.tol)
     for prefix in ("", "canonical_", "mode_"):  # the verdicts are verdict.decide's of the row's numbers
         curvature, noise, tol = (points[f"{prefix}{c}"] for c in ("curvature", "curvature_noise", "tol"))
         saddle = curvature + z * noise < -tol

@@ -112,7 +112,7 @@ class OptimiserView:
     def escape_rate(self) -> float:
         """|mu| - wd_v that grows a mode from sigma to 1 between the point and the end of the
         schedule: a slower mode cannot end the plateau within the run (the tolerance of its verdict)."""
-        return math.log(1 / self.sigma) / float(np.nansum(self.rates_of_run[self.step + 1 :]))
+        return horizon_rate(self.rates_of_run, self.step, self.sigma)
 
     def rates(self, mu: float, w: np.ndarray) -> dict:
         """The mode's rates from its curvature ``mu`` (held out) and unit vector ``w``: the weight
@@ -145,6 +145,13 @@ def learning_rates(settings: RunSettings) -> np.ndarray:
         optimizer.step()
         schedule.step()
     return rates
+
+
+def horizon_rate(rates: np.ndarray, step: int, sigma: float) -> float:
+    """The growth rate per unit of learning rate that takes a mode from ``sigma`` to 1 between
+    ``step`` and the end of the schedule (``rates``: learning_rates): log(1/sigma) / sum_{t > step} eta_t.
+    A slower direction cannot end the plateau within the run, whatever the optimiser's scaling."""
+    return math.log(1 / sigma) / float(np.nansum(rates[step + 1 :]))
 
 
 def predicted_slope(rate: float, lr_at_escape: float) -> float:
@@ -180,6 +187,7 @@ __all__ = [
     "AdamState",
     "OptimiserView",
     "PreconditionedOperator",
+    "horizon_rate",
     "learning_rates",
     "momentum_gain",
     "predicted_escape",

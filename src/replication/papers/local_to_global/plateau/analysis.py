@@ -17,6 +17,20 @@ from .verdict import MINIMUM, SADDLE, UNRESOLVED
 # The directions judged at a point: the prefix of their columns and what they are.
 JUDGED = {"": "full model", "canonical_": "canonical directions", "mode_": "AdamW's preconditioned Hessian"}
 SLOPE_FACTOR, ESCAPE_FACTOR = 1.5, 2.0  # the law holds within these factors (claims 5s, 5t)
+STATIONARY = 3.0  # a point whose mean gradient is within this many noise norms counts as near-stationary
+# Which assumption of the linearised step the data say broke, per escaping run (``assumption``), in
+# the order they are tested: the first that applies names the run.
+ASSUMPTIONS = {
+    "holds": "the prediction is within the factor",
+    "stable mode": "no unstable mode at the point (held-out mu >= wd_v): the escape is not its instability",
+    "not stationary": f"the point still slides (mean gradient above {STATIONARY:g} x its noise)",
+    "not an eigenvector": (
+        f"the mode's fitted and held-out curvature differ by more than a factor {ESCAPE_FACTOR:g}: the fitted "
+        "direction is not an eigenvector of the population's preconditioned Hessian"
+    ),
+    "slower than linear": "the mode grows slower than the linearised step (it escapes later than predicted)",
+    "faster than linear": "the run escapes before the mode could grow (something faster than the instability)",
+}
 
 
 def point_label(row) -> str:
@@ -99,8 +113,27 @@ def escape_law(points: pd.DataFrame, escape: pd.DataFrame, rates: np.ndarray, si
         predicted_escape(rate, rates, int(drop), sigma) for rate, drop in zip(frame.mode_rate, frame.drop_end)
     ]
     frame["factor"] = np.where(frame.escaped, _factor(frame.predicted_escape, frame.escape), np.nan)
-    columns = ["p", "q", "seed", "point", "mode_rate", "drop_end", "escape", "escaped", "predicted_escape", "factor"]
+    frame["assumption"] = [assumption(row) if row.escaped else "" for row in frame.itertuples()]
+    columns = [
+        "p", "q", "seed", "point", "mode_rate", "drop_end", "escape", "escaped", "predicted_escape", "factor",
+        "assumption",
+    ]  # fmt: skip
     return frame[columns].reset_index(drop=True)
+
+
+def assumption(row) -> str:
+    """For an escaping run's row (its point's columns and the predicted and measured escape): the
+    first of ``ASSUMPTIONS`` its data show broken, or ``holds``."""
+    if row.factor <= ESCAPE_FACTOR:
+        return "holds"
+    if row.mode_rate <= 0:
+        return "stable mode"
+    if row.gradient_ratio > STATIONARY:
+        return "not stationary"
+    same_sign = row.mode_lambda_min * row.mode_curvature > 0
+    if not same_sign or _factor(row.mode_lambda_min, row.mode_curvature) > ESCAPE_FACTOR:
+        return "not an eigenvector"
+    return "slower than linear" if row.predicted_escape < row.escape else "faster than linear"
 
 
 def slope_law(points: pd.DataFrame, escape: pd.DataFrame, rates: np.ndarray, sigma: float) -> pd.DataFrame:
@@ -139,7 +172,8 @@ def slope_law(points: pd.DataFrame, escape: pd.DataFrame, rates: np.ndarray, sig
 
 def law_summary(law: pd.DataFrame) -> dict:
     """Over the escaping runs: how many, the rank correlation of predicted and measured escape, the
-    median and largest factor, and how many the prediction puts beyond the schedule."""
+    median and largest factor, how many the prediction puts beyond the schedule, and how many runs
+    name each of ``ASSUMPTIONS`` (``assumption <name>``)."""
     escaped = law[law.escaped.astype(bool)]
     finite = escaped[np.isfinite(escaped.predicted_escape)]
     correlation = (
@@ -151,11 +185,15 @@ def law_summary(law: pd.DataFrame) -> dict:
         "rank_correlation": correlation,
         "median_factor": float(np.median(escaped.factor)) if len(escaped) else float("nan"),
         "max_factor": float(np.max(escaped.factor)) if len(escaped) else float("nan"),
+        **{f"assumption {name}": int((escaped.assumption == name).sum()) for name in ASSUMPTIONS},
     }
 
 
 __all__ = [
+    "ASSUMPTIONS",
     "ESCAPE_FACTOR",
+    "STATIONARY",
+    "assumption",
     "JUDGED",
     "SLOPE_FACTOR",
     "escape_law",

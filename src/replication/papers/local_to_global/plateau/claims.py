@@ -29,6 +29,16 @@ def _values(group: pd.DataFrame, column: str) -> str:
     return ", ".join(f"seed {int(r.seed)} {getattr(r, column):.3g}" for r in group.itertuples())
 
 
+def tolerance_text(hessian: HessianSettings) -> str:
+    """What tol is, in words, for the loss' verdicts."""
+    if hessian.tolerance == "horizon":
+        return (
+            "log(1/sigma) / sum of the learning rates after the point: a direction less curved cannot grow from "
+            "sigma to 1 under gradient steps at the schedule's learning rates before the run ends"
+        )
+    return f"{hessian.tolerance:g} x lambda_max"
+
+
 def _threshold(hessian: HessianSettings, tol: str) -> str:
     z = f"{hessian.significance:g}"
     return (
@@ -45,7 +55,8 @@ def _cell_claims(points: pd.DataFrame, hessian: HessianSettings, claim: str, pre
     for (p, q, point), group in on.groupby(["p", "q", "point"], sort=False):
         statement = (
             f"Standard init, (p, q) = ({p:g}, {q:g}) (p + q > 1), {point}: the plateau point is a local minimum "
-            f"of {what}, as the canonical model predicts (Thm 1)."
+            f"of {what} up to the stated tolerance (no direction curved below -tol), as the canonical model predicts "
+            "(Thm 1)."
         )
         reason = (
             f"held-out curvature: {_values(group, f'{prefix}curvature')}; its standard error: "
@@ -60,7 +71,7 @@ def _cell_claims(points: pd.DataFrame, hessian: HessianSettings, claim: str, pre
                 f"{claim} (p={p:g}, q={q:g}) {point}",
                 FIGURE,
                 statement,
-                _threshold(hessian, f"{hessian.tolerance:g} x lambda_max"),
+                _threshold(hessian, tolerance_text(hessian)),
                 seed_outcomes(group, prefix),
                 group[f"{prefix}curvature"],
                 reason,

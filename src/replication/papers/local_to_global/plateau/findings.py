@@ -5,14 +5,13 @@ a saddle and where a minimum (``findings``), and what decides the escape at the 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from .analysis import JUDGED, resolved_share
+from .analysis import ASSUMPTIONS, JUDGED, STATIONARY, resolved_share
 from .escape import EXPLANATIONS, cell_tests, median_escape, seed_tests
 from .hessian import BLOCKS
-from .verdict import SADDLE
-
-STATIONARY = 3.0  # a point whose mean gradient is within this many noise norms counts as near-stationary
+from .verdict import SADDLE, UNRESOLVED
 
 
 def _cells(frame: pd.DataFrame) -> str:
@@ -32,18 +31,25 @@ def _verdict_lines(cells: pd.DataFrame, prefix: str, what: str) -> list[str]:
     ]
 
 
-def _point_findings(cells: pd.DataFrame, points: pd.DataFrame) -> list[str]:
+def _point_findings(cells: pd.DataFrame, points: pd.DataFrame, z: float) -> list[str]:
     lines = []
     for prefix, what in JUDGED.items():
         if f"{prefix}saddles" in cells:
             lines += _verdict_lines(cells, prefix, what)
     resolved, total = resolved_share(points)
+    horizon = bool(np.allclose(points.tol, points.mode_tol)) if "mode_tol" in points else False
+    stated = (
+        "the curvature that would grow a direction from sigma to 1 under gradient steps at the schedule's "
+        "learning rates before the run ends"
+        if horizon
+        else f"the stated fraction of lambda_max, median {points.lambda_max.median():.3g}"
+    )
     lines.append(
         f"- **Resolved**: {resolved} of {total} (cell, seed) verdicts on the full model "
-        f"({resolved / max(total, 1):.0%}); tolerance median {cells.tol.median():.2g} (the stated fraction of "
-        f"lambda_max, median {points.lambda_max.median():.3g}); held-out batches per point: median "
-        f"{points.held_out_batches.median():.0f}, at most {points.held_out_batches.max():.0f}."
+        f"({resolved / max(total, 1):.0%}); tol median {cells.tol.median():.3g} ({stated}); held-out batches per "
+        f"point: median {points.held_out_batches.median():.0f}, at most {points.held_out_batches.max():.0f}."
     )
+    lines.append(_sign_line(points, z))
     every = cells[cells.saddles == cells.seeds]
     if len(every):
         blocks = every[[f"weight_{b}" for b in BLOCKS]].median().sort_values(ascending=False)
@@ -69,6 +75,22 @@ def _point_findings(cells: pd.DataFrame, points: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _sign_line(points: pd.DataFrame, z: float) -> str:
+    """Where the held-out curvature is below 0 by z standard errors: a saddle of the loss in the strict
+    sense, whether or not it is steep enough to count against tol."""
+    negative = points[points.curvature + z * points.curvature_noise < 0]
+    depth = negative.curvature.abs() / negative.tol
+    return (
+        f"- **Negative curvature, however shallow**: the held-out curvature is below 0 by {z:g} standard "
+        f"errors at {len(negative)} of {len(points)} points ({_points(negative)})"
+        + (f", at {depth.min():.2g} to {depth.max():.2g} x tol." if len(negative) else ".")
+    )
+
+
+def _points(frame: pd.DataFrame) -> str:
+    return ", ".join(f"({r.p:g}, {r.q:g}) seed {int(r.seed)}" for r in frame.itertuples()) or "none"
+
+
 def _optimiser_lines(points: pd.DataFrame) -> list[str]:
     """What AdamW's view adds: the mode's rate, where it lies, weight decay's and momentum's share."""
     unstable = points[points.mode_verdict == SADDLE]
@@ -83,11 +105,34 @@ def _optimiser_lines(points: pd.DataFrame) -> list[str]:
         f"momentum changes its growth per step by a factor {points.momentum_gain.median():.3g} (median); the "
         f"bias corrections at the point are {points.bias_correction_m.max():.4g} (m) and "
         f"{points.bias_correction_v.max():.4g} (v) at most.",
+        *_unresolved_lines(points, "mode_", "AdamW's view"),
+    ]
+
+
+def _unresolved_lines(points: pd.DataFrame, prefix: str, what: str) -> list[str]:
+    """Why the unresolved verdicts of a view stay so: the fitted set's bias over tol, and what it would
+    take to bring it under tol if it falls as 1/sequences (measured near the diagonal) or as 1/sqrt."""
+    open_ = points[points[f"{prefix}verdict"] == UNRESOLVED]
+    if not len(open_):
+        return []
+    ratio = open_[f"{prefix}bias"] / open_[f"{prefix}tol"]
+    return [
+        f"- **Unresolved in {what}**: {len(open_)} of {len(points)} points ({_points(open_)}); the held-out "
+        f"curvature there is {open_[f'{prefix}curvature'].min():.3g} to {open_[f'{prefix}curvature'].max():.3g}, "
+        f"but the fitted set's bias is {ratio.min():.3g} to {ratio.max():.3g} x tol, so no minimum can be called: "
+        f"a fitted set {ratio.clip(lower=1).min():.3g} to {ratio.max():.3g} times larger would be needed if the "
+        f"bias falls as 1/sequences, {ratio.clip(lower=1).min() ** 2:.3g} to {ratio.max() ** 2:.3g} times if as "
+        "1/sqrt(sequences)."
     ]
 
 
 def findings(
-    cells: pd.DataFrame, points: pd.DataFrame, summary: dict, slopes: pd.DataFrame, growth: pd.DataFrame | None = None
+    cells: pd.DataFrame,
+    points: pd.DataFrame,
+    summary: dict,
+    slopes: pd.DataFrame,
+    growth: pd.DataFrame | None = None,
+    z: float = 3.0,
 ) -> str:
     """Markdown: per point, where the plateau is a saddle and where a minimum (full model, canonical
     restriction, AdamW's view), where the negative direction lies; then the escape predicted from
@@ -101,7 +146,7 @@ def findings(
     ]
     on = points[points.on_plateau]
     for point, group in cells.groupby("point", sort=False):
-        parts += [f"## {point}", "", *_point_findings(group, on[on.point == point]), ""]
+        parts += [f"## {point}", "", *_point_findings(group, on[on.point == point], z), ""]
     parts += ["## The escape predicted from AdamW's step", ""]
     if not summary.get("runs"):
         parts.append("- No escaping run with its mode measured: nothing to compare.")
@@ -111,6 +156,11 @@ def findings(
             f"escape within the schedule): rank correlation {summary['rank_correlation']:.2f}, the prediction off "
             f"by a factor {summary['median_factor']:.2f} (median) and {summary['max_factor']:.2f} (largest)."
         )
+        parts += [
+            f"- {name}: {int(summary[f'assumption {name}'])} runs ({meaning})."
+            for name, meaning in ASSUMPTIONS.items()
+            if f"assumption {name}" in summary
+        ]
     for (p, q), group in slopes.groupby(["p", "q"], sort=False):
         pairs = ", ".join(
             f"seed {r.seed} {r.measured_slope:.3g} vs {r.predicted_slope:.3g}" for r in group.itertuples()

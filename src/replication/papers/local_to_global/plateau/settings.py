@@ -30,7 +30,7 @@ class HessianSettings:
     seed: int
     tol: float  # Lanczos' relative tolerance
     significance: float  # z: standard errors that decide a verdict
-    tolerance: float  # the loss' verdict: curvature below -tolerance x lambda_max counts (verdict.decide)
+    tolerance: str | float  # the loss' verdict: "horizon" (the escape rate within the run) or a fraction of lambda_max
     held_out: HeldOutSettings
     preconditioned: bool  # also AdamW's preconditioned Hessian (adamw.py)
     dtype: str  # "float32" or "float64": the precision of the Hessian-vector products
@@ -40,6 +40,11 @@ class HessianSettings:
         import torch
 
         return getattr(torch, self.dtype)
+
+    def loss_tolerance(self, lambda_max: float, horizon: float) -> float:
+        """tol of the loss' verdicts: ``horizon`` (adamw.horizon_rate at the point) or the stated
+        fraction of ``lambda_max``."""
+        return horizon if self.tolerance == "horizon" else float(self.tolerance) * lambda_max
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,12 @@ restricted to the canonical model's directions, and the optimiser's rates (``ada
 Every run of a cell sees the same batches (common random numbers): ``batches`` fitted batches, on
 whose union the bottom eigenvectors are found, and a stream of held-out batches drawn independently
 of them, added one at a time until the verdicts are decided. Three directions are judged: the
-bottom eigenvector v of the loss' Hessian (tolerance ``tolerance`` x lambda_max), the canonical
-restriction's (the same tolerance) and the bottom eigenvector w of D^-1/2 H D^-1/2, AdamW's view,
-whose tolerance is the rate that would leave the plateau before the horizon: a mode slower than
-log(1/sigma) / sum_{t > point} eta_t cannot end the plateau within the run.
+bottom eigenvector v of the loss' Hessian, the canonical restriction's and the bottom eigenvector w
+of D^-1/2 H D^-1/2, AdamW's view. Each is judged against the rate that would leave the plateau
+before the horizon (``adamw.horizon_rate``): a mode slower than log(1/sigma) / sum_{t > point} eta_t
+cannot end the plateau within the run, under gradient steps at the schedule's learning rates (v and
+the canonical direction; ``tolerance`` may instead state a fraction of lambda_max) or under AdamW's
+preconditioned step (w).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ..data import sample_sequences
 from ..markov import MarkovChain
 from ..phase.measures import chain_cross_entropy, unigram_cross_entropy
 from ..transformer.settings import RunSettings
-from .adamw import OptimiserView, PreconditionedOperator, learning_rates
+from .adamw import OptimiserView, PreconditionedOperator, horizon_rate, learning_rates
 from .hessian import (
     FlatParameters,
     HessianOperator,
@@ -132,10 +134,12 @@ def point_spectrum(
     hessian: HessianSettings,
     seed: int,
     held_out_batch,
+    horizon: float,
     optimiser: OptimiserView | None = None,
 ) -> tuple[dict, dict[str, np.ndarray]]:
     """One point's row and its directions. ``batches``: the fitted batches; ``held_out_batch(k)``:
-    the k-th held-out batch; ``optimiser``: the run's AdamW view at the point (None: the loss only).
+    the k-th held-out batch; ``horizon``: the escape rate within the run from the point
+    (``adamw.horizon_rate``); ``optimiser``: the run's AdamW view at the point (None: the loss only).
 
     The row: loss and closed fraction on the fitted batches, the gradient against its noise, and per
     direction judged (v: the loss' bottom eigenvector, ``canonical_``: the canonical restriction's,
@@ -150,7 +154,7 @@ def point_spectrum(
     basis = canonical_basis(flat)
     restricted, restricted_vectors = np.linalg.eigh(restricted_matrix(fitted, basis))
     canonical = basis @ restricted_vectors[:, 0]
-    tol = hessian.tolerance * largest
+    tol = hessian.loss_tolerance(largest, horizon)
     # Per direction judged: its fitted eigenvalue, unit vector, tolerance and the scale s of its
     # quadratic form v^T (s H s) v: 1 for the loss, D^-1/2 for AdamW's preconditioned Hessian.
     judged = {"": (lowest, bottom, tol, 1.0), "canonical_": (float(restricted[0]), canonical, tol, 1.0)}
@@ -218,12 +222,12 @@ def cell_spectra(
 
     context = settings.model.context
     batches = hessian_batches(chain, context, hessian)
-    rates = learning_rates(settings) if hessian.preconditioned else None
+    rates = learning_rates(settings)
     rows, directions = [], {}
     for point in points.itertuples():
         parameters = point_parameters(arrays, point.seed, point.step)
         optimiser = None
-        if rates is not None:
+        if hessian.preconditioned:
             flat = FlatParameters.of(parameters)
             optimiser = OptimiserView.at(parameters, flat, settings, rates, int(point.step))
         spectrum, vectors = point_spectrum(
@@ -233,6 +237,7 @@ def cell_spectra(
             hessian,
             hessian.seed + point.step,
             lambda index: _held_out_batch(chain, context, hessian, index),
+            horizon_rate(rates, int(point.step), settings.sigma),
             optimiser,
         )
         fields = {key: value for key, value in point._asdict().items() if key != "Index"}

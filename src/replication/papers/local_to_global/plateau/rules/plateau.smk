@@ -359,5 +359,6 @@ rule l2g_plateau_findings:
         ENVIRONMENT
     params:
         batch_factor=L2G.escape.batch_factor,
+        significance=L2G.plateau.hessian.significance,
     script:
         "../scripts/l2g_plateau_findings.py"

@@ -12,6 +12,7 @@ text = findings(
     pd.read_csv(snakemake.input.fits).iloc[0].to_dict(),
     pd.read_csv(snakemake.input.slopes),
     pd.read_csv(snakemake.input.growth),
+    snakemake.params.significance,
 )
 text += "\n" + escape_findings(pd.read_csv(snakemake.input.escape), snakemake.params.batch_factor)
 write_text(text, snakemake.output[0])
