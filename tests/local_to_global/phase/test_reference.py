@@ -35,7 +35,7 @@ def runs() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def claims() -> pd.DataFrame:
     table = pd.read_csv(REFERENCE / "claims.csv")
-    parts = table.claim_id.str.extract(r"\((?P<check>\w+) \((?:p=(?P<p>[\d.]+), q=(?P<q>[\d.]+)|all cells)\)\)")
+    parts = table.claim_id.str.extract(r"^(?P<check>\w+) \((?:p=(?P<p>[\d.]+), q=(?P<q>[\d.]+)|all cells)\)$")
     table = table.join(parts)
     table["p"], table["q"] = table.p.astype(float), table.q.astype(float)
     # A cell's verdict by the rule in force, from its fraction of seeds: the same whichever rule
