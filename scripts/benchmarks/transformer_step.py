@@ -5,8 +5,11 @@ load falls on both alike, prints: attention forward + backward alone, the evalua
 loss, no gradients), and ms per training iteration alone and with a test evaluation every step
 (wall clock and CPU time, from the slope between a short and a longer run so that set-up cost
 cancels; each number the median of repetitions taken in turn for the two paths), with the ratio
-sdpa / fast of CPU times; then peak memory, the bulk sampler against a
-per-position Python loop, and the machine's load. It prints numbers; it asserts nothing.
+sdpa / fast of CPU times; the floor of the fast path's training iteration (its attention's block
+products alone: per block of rows of the causal triangle, the forward's product with E and the
+backward's two, at the model's shapes, timed alone with torch.mm) and the iteration's ratio to it;
+then peak memory, the bulk sampler against a per-position Python loop, and the machine's load. It
+prints numbers; it asserts nothing.
 
     .venv/bin/python scripts/benchmarks/transformer_step.py [--threads 1 2] [--steps 40] [--repeats 3] [--device cpu]
 """
@@ -27,6 +30,7 @@ import yaml
 from replication.compute import keep_freed_memory
 from replication.config import validate_config
 from replication.papers.local_to_global.data import sample_sequences
+from replication.papers.local_to_global.transformer.fast_attention import BLOCK_ROWS
 from replication.papers.local_to_global.transformer.model import initialise
 from replication.papers.local_to_global.transformer.settings import transformer_settings
 from replication.papers.local_to_global.transformer.train import make_model, stream_seed, train
@@ -108,6 +112,29 @@ def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, flo
     }
 
 
+def gemm_floor(reps: int) -> tuple[float, float]:
+    """(CPU seconds, GFLOP/s) of the fast path's block products alone, one group pair (every row of E
+    in one group, as at initialisation): per block of BLOCK_ROWS rows with ``width`` keys, the forward's
+    (2 (d + 1) (B + 1), width) x (width, rows) product and the backward's two of that size. The median
+    over ``reps``."""
+    length, d, batch = SETTINGS.model.context, SETTINGS.model.d, SETTINGS.batch_size
+    columns = 2 * (d + 1) * (batch + 1)
+    rhs, grad_sums, sums, grad_rhs = (torch.randn(columns, length) for _ in range(4))
+    blocks = [(start, min(start + BLOCK_ROWS, length)) for start in range(0, length, BLOCK_ROWS)]
+    weights = [torch.rand(stop, stop - start) for start, stop in blocks]  # (keys, rows) per block
+
+    def products():
+        for (start, stop), w in zip(blocks, weights):
+            torch.mm(rhs[:, :stop], w, out=sums[:, start:stop])
+            grad_rhs[:, :stop].addmm_(grad_sums[:, start:stop], w.T)
+            torch.mm(rhs[:, :stop].T, grad_sums[:, start:stop])
+
+    products()  # warm-up
+    seconds = statistics.median(timed(products)[1] for _ in range(reps))
+    flops = 3 * 2 * columns * sum(stop * (stop - start) for start, stop in blocks)
+    return seconds, flops / seconds / 1e9
+
+
 def side_by_side(label: str, results: dict[str, tuple[float, float]]) -> str:
     (fast_wall, fast_cpu), (sdpa_wall, sdpa_cpu) = results["fast"], results["sdpa"]
     return (
@@ -168,6 +195,13 @@ def main():
             print(side_by_side(label, {attention: kernels[attention][what] for attention in PATHS}))
         train_only = per_step(args.steps, 10**9, args.device, args.repeats)
         print(side_by_side("training iteration", train_only))
+        if args.device == "cpu":
+            floor, rate = gemm_floor(args.reps)
+            print(
+                f"  floor: the attention's {3 * len(range(0, SETTINGS.model.context, BLOCK_ROWS))} block products "
+                f"alone {floor * 1e3:.1f} ms CPU ({rate:.0f} GFLOP/s); the fast training iteration "
+                f"x{train_only['fast'][1] / floor:.2f} of it (goal <= x1.5)"
+            )
         with_eval = per_step(args.steps, 1, args.device, args.repeats)
         print(side_by_side("iteration + test loss every step", with_eval))
     print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
