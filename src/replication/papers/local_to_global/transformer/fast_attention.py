@@ -42,10 +42,8 @@ tests/local_to_global/transformer/test_fast_attention.py); a row's shift, and ga
 constant there. Sums are laid out (query symbol, value entry, batch column, position) with
 positions contiguous, so that every per-row and per-query factor broadcasts along long rows and
 the choice of a query's symbol is a product with a 0/1 mask.
-In the backward of each block, the gradient of the scores feeds two products with d columns (the
-queries' and the keys' gradients); on the CPU one numba pass (``_score_gradients``) forms both while
-reading the block once, where two GEMMs of that narrow shape would each read it at a fraction of the
-GEMM rate.
+On the CPU, a block's score gradient and its two products with d columns (the queries' and keys'
+gradients) are one numba pass over the block (``_score_gradients``), not two narrow GEMMs.
 """
 
 from __future__ import annotations
@@ -122,11 +120,8 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
         grad_rhs[group_pair][:, :width].addmm_(grad, weights.T)
         grad_weights = torch.mm(rhs[group_pair][:, :width].T, grad)  # (keys, rows)
         if on_cpu:  # one pass over the block for both products (two GEMMs with d columns read it twice)
-            _score_gradients(
-                *(t.detach().numpy() for t in (grad_weights, weights, key, queries[start:stop].T.contiguous())),
-                grad_queries[start:stop].detach().numpy(),
-                grad_key.detach().numpy(),
-            )
+            operands = (grad_weights, weights, key, queries[start:stop].T.contiguous(), grad_queries[start:stop])
+            _score_gradients(*(t.detach().numpy() for t in (*operands, grad_key)))
             continue
         grad_scores = grad_weights.mul_(weights)
         torch.mm(grad_scores.T, key[:width], out=grad_queries[start:stop])
@@ -136,8 +131,7 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
 
 @numba.njit(cache=True, fastmath=True)
 def _score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_key):
-    """dS = E * dE of one block (keys, rows), then grad_queries = dS^T key (rows, d), written, and
-    grad_key[:keys] += dS queries (queries_t: (d, rows)), in one pass over the block."""
+    """dS = E * dE (keys, rows); grad_queries = dS^T key (rows, d); grad_key[:keys] += dS queries_t^T."""
     keys, rows = weights.shape
     d = key.shape[1]
     accumulated = np.zeros((d, rows), dtype=grad_queries.dtype)
