@@ -5,8 +5,11 @@ load falls on both alike, prints: attention forward + backward alone, the evalua
 loss, no gradients), and ms per training iteration alone and with a test evaluation every step
 (wall clock and CPU time, from the slope between a short and a longer run so that set-up cost
 cancels; each number the median of repetitions taken in turn for the two paths), with the ratio
-sdpa / fast of CPU times; then peak memory, the bulk sampler against a
-per-position Python loop, and the machine's load. It prints numbers; it asserts nothing.
+sdpa / fast of CPU times; the floor of the fast path's training iteration (its attention's block
+products alone: per block of rows of the causal triangle, the forward's product with E and the
+backward's two, at the model's shapes, timed alone with torch.mm) and the iteration's ratio to it;
+then peak memory, the bulk sampler against a per-position Python loop, and the machine's load. It
+prints numbers; it asserts nothing.
 
     .venv/bin/python scripts/benchmarks/transformer_step.py [--threads 1 2] [--steps 40] [--repeats 3] [--device cpu]
 """
@@ -27,6 +30,7 @@ import yaml
 from replication.compute import keep_freed_memory
 from replication.config import validate_config
 from replication.papers.local_to_global.data import sample_sequences
+from replication.papers.local_to_global.transformer.fast_attention import BLOCK_ROWS
 from replication.papers.local_to_global.transformer.model import initialise
 from replication.papers.local_to_global.transformer.settings import transformer_settings
 from replication.papers.local_to_global.transformer.train import make_model, stream_seed, train
@@ -49,9 +53,11 @@ def timed(fn):
 PATHS = ("fast", "sdpa")
 
 
-def per_step(steps: int, eval_every: int, device: str, repeats: int) -> dict[str, tuple[float, float]]:
+def per_step(steps: int, eval_every: int, device: str, repeats: int, floor=None) -> dict[str, tuple[float, float]]:
     """(wall, cpu) seconds per iteration for each path: the slope between runs of `steps` and 3 * `steps`
-    iterations, the median over `repeats` slopes taken in turn for the paths (load changes hit both)."""
+    iterations, the median over `repeats` slopes taken in turn for the paths (load changes hit both).
+    With ``floor`` (a function giving CPU seconds), also "floor": its CPU seconds after each repeat,
+    and "ratio": the fast path's CPU slope over it, repeat by repeat (medians, as (ratio, ratio))."""
 
     def run(attention, n):
         settings = dataclasses.replace(SETTINGS, eval_every=eval_every, device=device, attention=attention, steps=n)
@@ -60,14 +66,21 @@ def per_step(steps: int, eval_every: int, device: str, repeats: int) -> dict[str
     slopes = {attention: [] for attention in PATHS}
     for attention in PATHS:
         run(attention, 5)  # warm-up: allocator, kernels
+    floors = []
     for _ in range(repeats):
         for attention in PATHS:
             short, long = run(attention, steps), run(attention, 3 * steps)
             slopes[attention].append(((long[0] - short[0]) / (2 * steps), (long[1] - short[1]) / (2 * steps)))
-    return {
+        if floor is not None:  # right after the runs it is compared with: the same load on both
+            floors.append(floor())
+    result = {
         attention: tuple(statistics.median(slope[i] for slope in values) for i in (0, 1))
         for attention, values in slopes.items()
     }
+    if floors:
+        ratio = statistics.median(slope[1] / f for slope, f in zip(slopes["fast"], floors))
+        result |= {"floor": (statistics.median(floors),) * 2, "ratio": (ratio, ratio)}
+    return result
 
 
 def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, float]]]:
@@ -106,6 +119,29 @@ def kernel_times(reps: int, device: str) -> dict[str, dict[str, tuple[float, flo
         attention: {what: tuple(statistics.median(t[i] for t in ts) for i in (0, 1)) for what, ts in kinds.items()}
         for attention, kinds in samples.items()
     }
+
+
+def gemm_floor(reps: int) -> tuple[float, float]:
+    """(CPU seconds, GFLOP) of the fast path's block products alone, one group pair (every row of E
+    in one group, as at initialisation): per block of BLOCK_ROWS rows with ``width`` keys, the forward's
+    (2 (d + 1) (B + 1), width) x (width, rows) product and the backward's two of that size. The median
+    over ``reps``."""
+    length, d, batch = SETTINGS.model.context, SETTINGS.model.d, SETTINGS.batch_size
+    columns = 2 * (d + 1) * (batch + 1)
+    rhs, grad_sums, sums, grad_rhs = (torch.randn(columns, length) for _ in range(4))
+    blocks = [(start, min(start + BLOCK_ROWS, length)) for start in range(0, length, BLOCK_ROWS)]
+    weights = [torch.rand(stop, stop - start) for start, stop in blocks]  # (keys, rows) per block
+
+    def products():
+        for (start, stop), w in zip(blocks, weights):
+            torch.mm(rhs[:, :stop], w, out=sums[:, start:stop])
+            grad_rhs[:, :stop].addmm_(grad_sums[:, start:stop], w.T)
+            torch.mm(rhs[:, :stop].T, grad_sums[:, start:stop])
+
+    products()  # warm-up
+    seconds = statistics.median(timed(products)[1] for _ in range(reps))
+    flops = 3 * 2 * columns * sum(stop * (stop - start) for start, stop in blocks)
+    return seconds, flops / 1e9
 
 
 def side_by_side(label: str, results: dict[str, tuple[float, float]]) -> str:
@@ -166,8 +202,16 @@ def main():
             ("evaluation", "evaluation forward (test loss)"),
         ):
             print(side_by_side(label, {attention: kernels[attention][what] for attention in PATHS}))
-        train_only = per_step(args.steps, 10**9, args.device, args.repeats)
+        floor = (lambda: gemm_floor(args.reps)[0]) if args.device == "cpu" else None
+        train_only = per_step(args.steps, 10**9, args.device, args.repeats, floor)
         print(side_by_side("training iteration", train_only))
+        if floor is not None:
+            blocks, gflop = 3 * len(range(0, SETTINGS.model.context, BLOCK_ROWS)), gemm_floor(1)[1]
+            print(
+                f"  floor: the attention's {blocks} block products alone {train_only['floor'][1] * 1e3:.1f} ms CPU "
+                f"({gflop / train_only['floor'][1]:.0f} GFLOP/s); the fast training iteration "
+                f"x{train_only['ratio'][1]:.2f} of it (median of the repeats' ratios; goal <= x1.5)"
+            )
         with_eval = per_step(args.steps, 1, args.device, args.repeats)
         print(side_by_side("iteration + test loss every step", with_eval))
     print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")

@@ -179,15 +179,15 @@ def test_gradient_steps_keep_rank_one_value_only_with_alpha_on_the_input_side(si
 
 def test_the_configured_attention_path_is_the_one_that_runs(monkeypatch):
     """`attention: fast` runs the binary-token kernel (its result is the model's attention), `sdpa` never calls it."""
-    from replication.papers.local_to_global.transformer import model as model_module
+    from replication.papers.local_to_global.transformer import attention as attention_module
 
-    original, calls = model_module.binary_token_attention, []
+    original, calls = attention_module.binary_token_attention, []
 
     def counted(*args):
         calls.append(1)
         return original(*args)
 
-    monkeypatch.setattr(model_module, "binary_token_attention", counted)
+    monkeypatch.setattr(attention_module, "binary_token_attention", counted)
     tokens = torch.randint(0, 2, (2, 16), generator=torch.Generator().manual_seed(1))
     fast = _model("standard", context=16, seed=2)
     assert fast.config.attention == "fast"

@@ -1,21 +1,11 @@
 """The full transformer's loss as a twice-differentiable function of one flat parameter vector, its
 Hessian-vector products, and the extreme eigenvalues of that Hessian by Lanczos.
 
-The training path's attention (``transformer/fast_attention.py``) has a hand-written backward that
-autograd cannot differentiate again. ``binary_attention`` here is the same function written in
-plain tensor operations: with tokens t in {0, 1}, a key's score splits as S_ni + tau c_i + t_i
-beta^tau_n for a query of symbol tau (the derivation is fast_attention.py's), so
-
-    sum_i w_ni (V_i + t_i u) = a0 (E ((1 - t) V))_n + a1 (E (t V))_n + a1 (E t)_n u,
-    sum_i w_ni               = a0 (E (1 - t))_n + a1 (E t)_n,
-
-with E_ni = exp(S_ni + tau c_i - m_n) on the causal triangle, a0 = exp(-max(0, beta)) and
-a1 = exp(beta - max(0, beta)). Every batch-dependent term is one product of the N x N matrix E with
-token-masked columns: no B x N x N tensor is formed, so a Hessian-vector product (double backward)
-costs a few GEMMs. The shift m_n is a constant of autograd (the ratio does not depend on it), and
-every exponent is at most 0, so nothing overflows; a weight total below the cube root of the
-smallest float (the double backward divides by its cube) raises AttentionOutOfRange. It is
-checked against ``explicit_attention`` (softmax of the full score matrix) in the tests.
+The loss is the model's own forward pass (``transformer/model.py:loss``) over a dict of
+parameters, through the ``binary`` attention (``transformer/attention.py``): the training path's
+algebra in plain tensor operations, which autograd differentiates twice (the training kernel's
+backward is written out, and autograd cannot differentiate it again); ``explicit``, the softmax of
+the full score matrix, is the check.
 """
 
 from __future__ import annotations
@@ -26,66 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
+
+from ..transformer.attention import AttentionOutOfRange, binary_attention, explicit_attention
+from ..transformer.model import loss
 
 # The model's parameters in its own order (MarkovTransformer.named_parameters), and their blocks.
 BLOCKS = ("e", "p", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "b")
-
-
-class AttentionOutOfRange(ArithmeticError):
-    """A query's attention weights sum to below the float range after the shift."""
-
-
-def explicit_attention(tokens: torch.Tensor, x: torch.Tensor, W_Q, W_K, W_V) -> torch.Tensor:
-    """Causal softmax attention of the embeddings ``x`` (B, T, d) with the full score matrix."""
-    d, length = x.shape[-1], x.shape[-2]
-    q, k, v = x @ W_Q.T, x @ W_K.T, x @ W_V.T
-    scores = (q @ k.transpose(-1, -2)) / math.sqrt(d)
-    causal = torch.ones(length, length, dtype=torch.bool, device=x.device).tril()
-    return torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1) @ v
-
-
-def binary_attention(tokens: torch.Tensor, e, p, W_Q, W_K, W_V) -> torch.Tensor:
-    """The same attention for tokens in {0, 1} (B, T), through one N x N weight matrix per query
-    symbol (module docstring); differentiable any number of times by autograd."""
-    length, d = tokens.shape[-1], e.shape[0]
-    p = p[:length]
-    scale = 1 / math.sqrt(d)
-    Q, w = p @ W_Q.T * scale, W_Q @ e * scale
-    K, kappa = p @ W_K.T, W_K @ e
-    V, u = p @ W_V.T, W_V @ e
-    t = tokens.to(e.dtype).T  # (T, B): keys along rows
-    causal = torch.ones(length, length, dtype=torch.bool, device=e.device).tril()
-    S, c = Q @ K.T, K @ w
-    batch = t.shape[1]
-    # Token-masked columns of every batch element, one GEMM with E per query symbol: keys of symbol 0
-    # and of symbol 1 summed apart, so that no sum is formed by a subtraction.
-    masks = torch.stack([1 - t, t])  # (2, T, B): key symbol 0, 1
-    columns = torch.cat([(masks.unsqueeze(-1) * V[None, :, None, :]).reshape(2, length, -1), masks], dim=-1)
-    columns = columns.permute(1, 0, 2).reshape(length, -1)  # (T, 2 (B d + B))
-    outputs = []
-    for tau in (0.0, 1.0):
-        raw = (S + tau * c).masked_fill(~causal, float("-inf"))
-        E = torch.exp(raw - raw.max(dim=-1, keepdim=True).values.detach())
-        beta = (Q + tau * w) @ kappa  # (T,)
-        top = torch.clamp(beta, min=0).detach()
-        factors = torch.stack([torch.exp(-top), torch.exp(beta - top)])  # (2, T): key symbol 0, 1
-        sums = (E @ columns).reshape(length, 2, -1)
-        weighted_values = sums[..., : batch * d].reshape(length, 2, batch, d)  # sum_i E_ni [t_i = s] V_i
-        weights = sums[..., batch * d :]  # (T, 2, B): sum_i E_ni [t_i = s]
-        # The value of a key of symbol 1 is V_i + u.
-        per_symbol = factors.T[:, :, None] * weights  # (T, 2, B)
-        numerator = (factors.T[:, :, None, None] * weighted_values).sum(1) + per_symbol[:, 1, :, None] * u
-        denominator = per_symbol.sum(1)
-        # Numerator and denominator share any per-(row, batch) factor: dividing both by ``scale``
-        # keeps the denominator in [1, 2], so its square and cube in the backward passes stay in range.
-        scale = per_symbol.amax(1).detach()
-        if bool((scale < torch.finfo(e.dtype).tiny ** (1 / 3)).any()):
-            raise AttentionOutOfRange("attention weights below the float range")
-        out = (numerator / scale[..., None]) / (denominator / scale)[..., None]  # (T, B, d)
-        outputs.append(out.transpose(0, 1))
-    return torch.where(tokens.unsqueeze(-1).bool(), outputs[1], outputs[0])
 
 
 @dataclass(frozen=True)
@@ -118,17 +55,9 @@ class FlatParameters:
 
 
 def transformer_loss(parameters: dict[str, torch.Tensor], x: torch.Tensor, y: torch.Tensor, attention: str = "binary"):
-    """Mean binary cross-entropy of the transformer of ``transformer/model.py`` at ``parameters``
-    (its forward written out over a dict), with ``attention`` "binary" or "explicit"."""
-    P = parameters
-    h = x.unsqueeze(-1).to(P["e"].dtype) * P["e"] + P["p"][: x.shape[-1]]
-    if attention == "binary":
-        attended = binary_attention(x, P["e"], P["p"], P["W_Q"], P["W_K"], P["W_V"])
-    else:
-        attended = explicit_attention(x, h, P["W_Q"], P["W_K"], P["W_V"])
-    h = h + attended @ P["W_O"].T
-    h = h + F.relu(h @ P["W_1"].T) @ P["W_2"].T
-    return F.binary_cross_entropy_with_logits(h @ P["e"] + P["b"], y.to(P["e"].dtype))
+    """Mean binary cross-entropy of the transformer of ``transformer/model.py`` at ``parameters``,
+    through the attention path ``attention`` ("binary", twice differentiable, or "explicit")."""
+    return loss(parameters, x, y, attention)
 
 
 class HessianOperator:

@@ -42,12 +42,16 @@ tests/local_to_global/transformer/test_fast_attention.py); a row's shift, and ga
 constant there. Sums are laid out (query symbol, value entry, batch column, position) with
 positions contiguous, so that every per-row and per-query factor broadcasts along long rows and
 the choice of a query's symbol is a product with a 0/1 mask.
+On the CPU, a block's score gradient and its two products with d columns (the queries' and keys'
+gradients) are one numba pass over the block (``_score_gradients``), not two narrow GEMMs.
 """
 
 from __future__ import annotations
 
 import math
 
+import numba
+import numpy as np
 import torch
 
 BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal triangle
@@ -110,13 +114,42 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
     """Gradients of the block products for queries, key and each pair's right-hand side (dS = E * dE)."""
     grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
     grad_rhs = {group_pair: torch.zeros_like(matrix) for group_pair, matrix in rhs.items()}
+    on_cpu = queries.device.type == "cpu"
     for (start, stop, group_pair, _, width, _), weights in zip(blocks, probabilities):
         grad = grad_sums[:, start:stop]
         grad_rhs[group_pair][:, :width].addmm_(grad, weights.T)
-        grad_scores = torch.mm(rhs[group_pair][:, :width].T, grad).mul_(weights)  # (keys, rows)
+        grad_weights = torch.mm(rhs[group_pair][:, :width].T, grad)  # (keys, rows)
+        if on_cpu:  # one pass over the block for both products (two GEMMs with d columns read it twice)
+            operands = (grad_weights, weights, key, queries[start:stop].T.contiguous(), grad_queries[start:stop])
+            _score_gradients(*(t.detach().numpy() for t in (*operands, grad_key)))
+            continue
+        grad_scores = grad_weights.mul_(weights)
         torch.mm(grad_scores.T, key[:width], out=grad_queries[start:stop])
         grad_key[:width].addmm_(grad_scores, queries[start:stop])
     return grad_queries, grad_key, grad_rhs
+
+
+@numba.njit(cache=True, fastmath=True)
+def _score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_key):
+    """dS = E * dE (keys, rows); grad_queries = dS^T key (rows, d); grad_key[:keys] += dS queries_t^T."""
+    keys, rows = weights.shape
+    d = key.shape[1]
+    accumulated = np.zeros((d, rows), dtype=grad_queries.dtype)
+    scores = np.empty(rows, dtype=grad_queries.dtype)
+    zero = np.zeros(1, dtype=grad_queries.dtype)[0]  # sums in the blocks' own precision
+    for i in range(keys):
+        for r in range(rows):
+            scores[r] = grad_weights[i, r] * weights[i, r]
+        for k in range(d):
+            key_entry = key[i, k]
+            total = zero
+            for r in range(rows):
+                accumulated[k, r] += scores[r] * key_entry
+                total += scores[r] * queries_t[k, r]
+            grad_key[i, k] += total
+    for r in range(rows):
+        for k in range(d):
+            grad_queries[r, k] = accumulated[k, r]
 
 
 def _masked_values(value, shift, is_one, h, out):

@@ -6,8 +6,10 @@
     z_n   = <x_n, e> + b                                   logit of the next symbol (tied to e)
 
 No LayerNorm and no biases but the scalar output bias b. Parameter names follow the paper.
-The attention is computed by one of two exact paths (``TransformerConfig.attention``): "fast", which
-uses that the symbols are binary (fast_attention.py), or "sdpa", PyTorch's general kernel.
+``logits`` is this forward pass over a dict of parameters, the one the module and the plateau's
+Hessian (a function of one flat parameter vector) both run; the attention is its one varying part,
+computed by one of the exact paths of attention.py (``TransformerConfig.attention`` for training:
+"fast", which uses that the symbols are binary, or "sdpa", PyTorch's general kernel).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import ATTENTIONS, INITS  # listed once, in the config schema
-from .fast_attention import binary_token_attention
+from .attention import Parameters, attend
 
 
 @dataclass(frozen=True)
@@ -61,24 +63,15 @@ class MarkovTransformer(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits of shape (B, T) for symbols ``tokens`` in {0, 1} of shape (B, T), T <= context."""
-        x = tokens.unsqueeze(-1).to(self.e.dtype) * self.e + self.p[: tokens.shape[-1]]
-        x = x + self.attend(tokens, x) @ self.W_O.T
-        x = x + F.relu(x @ self.W_1.T) @ self.W_2.T
-        return x @ self.e + self.b
+        return logits(self._parameters, tokens, self.config.attention)
 
     def attend(self, tokens: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         """Causal softmax attention of the embeddings ``x`` (B, T, d), before W_O."""
-        if self.config.attention == "fast":
-            out = binary_token_attention(tokens, self.e, self.p, self.W_Q, self.W_K, self.W_V)
-            if out is not None:  # None: scores beyond the exponent range; the general kernel is exact there
-                return out
-        # One head: (B, 1, T, d); the default scale of SDPA is 1/sqrt(d).
-        q, k, v = (x.unsqueeze(1) @ W.T for W in (self.W_Q, self.W_K, self.W_V))
-        return F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1)
+        return attend(self.config.attention, tokens, x, self._parameters)
 
     def loss(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """Mean binary cross-entropy (nats) of the next-symbol predictions."""
-        return F.binary_cross_entropy_with_logits(self(x), y.to(self.e.dtype))
+        return loss(self._parameters, x, y, self.config.attention)
 
     def parameter_table(self) -> list[dict]:
         """Name, shape and count of every parameter (Table 1)."""
@@ -86,6 +79,22 @@ class MarkovTransformer(nn.Module):
             {"parameter": name, "shape": tuple(param.shape), "count": param.numel()}
             for name, param in self.named_parameters()
         ]
+
+
+def logits(parameters: Parameters, tokens: torch.Tensor, attention: str) -> torch.Tensor:
+    """The forward pass (module docstring): logits (B, T) of the model with ``parameters`` (by name,
+    as ``MarkovTransformer.named_parameters``) for ``tokens`` in {0, 1} (B, T), through the attention
+    path ``attention`` (attention.py)."""
+    P = parameters
+    x = tokens.unsqueeze(-1).to(P["e"].dtype) * P["e"] + P["p"][: tokens.shape[-1]]
+    x = x + attend(attention, tokens, x, P) @ P["W_O"].T
+    x = x + F.relu(x @ P["W_1"].T) @ P["W_2"].T
+    return x @ P["e"] + P["b"]
+
+
+def loss(parameters: Parameters, x: torch.Tensor, y: torch.Tensor, attention: str) -> torch.Tensor:
+    """Mean binary cross-entropy (nats) of the next-symbol predictions ``logits`` makes for ``y``."""
+    return F.binary_cross_entropy_with_logits(logits(parameters, x, attention), y.to(parameters["e"].dtype))
 
 
 @torch.no_grad()
