@@ -19,8 +19,10 @@ SET ?=
 export SET
 VARIANT_RUN = $(BIN)/python -m replication.variants $(if $(VARIANT),--name $(VARIANT)) \
 	--configfile $(abspath $(CONFIG)) --sets "$$SET" --make-goal $@ --
-# Perturbation members of the numerical-noise ensemble that `make bless` runs, and what they build.
-ENSEMBLE ?= 1 2
+# Members of the numerical-noise ensemble that `make bless` runs, and what they build: perturbation
+# members (integers) and kernel families, the vector kernels another CPU would run (replication.kernels;
+# why these: docs/diff.md).
+ENSEMBLE ?= 1 2 3 4 aten-avx2 aten-default mkl-compatible avx2-machine
 ENSEMBLE_TARGETS ?= figures/all
 # Snakemake under the run lock: a killed run resumes with the same command, and Ctrl-C ends with one
 # line naming it (replication.pipeline_run; --make-goal: the command is `make <this goal> ...`).

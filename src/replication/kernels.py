@@ -36,6 +36,7 @@ FAMILIES: dict[str, dict[str, str]] = {
     "avx2-machine": {
         "ATEN_CPU_CAPABILITY": "avx2",
         "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+        "MKL_CBWR": "AVX2",
         "ONEDNN_MAX_CPU_ISA": "AVX2",
         "NPY_DISABLE_CPU_FEATURES": _NUMPY_AVX512,
         "NUMBA_CPU_NAME": "haswell",

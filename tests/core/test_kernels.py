@@ -225,3 +225,6 @@ def test_spread_summary_states_the_envelopes_own_spread():
     )
     g = summary.loc[("g", "z")]
     assert g.ulp == 0.0 and g["aten-avx2/ulp"] == np.inf and np.isnan(g["mkl-compatible/ulp"])
+    # Against every other member: aten-avx2 8 / 4 (member 3), mkl-compatible 0 / 8.
+    assert (f["aten-avx2/others"], f["mkl-compatible/others"]) == (2.0, 0.0)
+    assert g["aten-avx2/others"] == np.inf and g["mkl-compatible/others"] == 0.0  # 0 against 1e-9

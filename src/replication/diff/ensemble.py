@@ -111,8 +111,10 @@ def read_spreads(reference_dir: str | os.PathLike) -> pd.DataFrame:
 
 def spread_summary(spreads: pd.DataFrame) -> pd.DataFrame:
     """Per figure and data column: the perturbation members' envelope (``ulp``, the largest of n)
-    and that of the first n/2 (``ulp_half``), each kernel family's spread and its ratio to ``ulp``,
-    and the envelope over all members (``all``). Families are the members whose label is no integer."""
+    and that of the first n/2 (``ulp_half``), each kernel family's spread, its ratio to ``ulp`` and
+    to the envelope of every other member (``<family>/others``: how far a CPU whose kernels the
+    ensemble lacked would lie, in envelopes), and the envelope over all members (``all``).
+    Families are the members whose label is no integer."""
     spreads = spreads[spreads.column != "<image rms>"]
     is_ulp = spreads.member.astype(str).str.fullmatch(r"\d+")
     ulp = spreads[is_ulp].copy()
@@ -126,5 +128,6 @@ def spread_summary(spreads: pd.DataFrame) -> pd.DataFrame:
         summary[family] = per[family]
         with np.errstate(divide="ignore", invalid="ignore"):
             summary[f"{family}/ulp"] = per[family] / summary["ulp"]
+            summary[f"{family}/others"] = per[family] / per.drop(columns=family).max(axis=1)
     summary["all"] = per.max(axis=1)
     return summary.reset_index()

@@ -1,0 +1,170 @@
+"""How far other kernel families move the figures, against the perturbation members' envelope.
+
+    .venv/bin/python scripts/benchmarks/kernel_spread.py --run DIR --configfile config/config.yaml \\
+        --targets figures/local_to_global/fig3_ablation.pdf --members 1 2 3 4 aten-avx2 aten-default \\
+        --csv docs/measurements/kernel_spread_paper.csv
+
+reruns the targets of the built tree DIR once per ensemble member (``replication.kernels``: a
+perturbation member or a kernel family), in scratch folders, and writes each member's spread per
+figure and data column (the ``envelope_members.csv`` format of a reference set) with its CPU time
+from the kernel (``resource.getrusage``).
+
+    .venv/bin/python scripts/benchmarks/kernel_spread.py --summarise figures/reference/smoke \\
+        docs/measurements/kernel_spread_paper.csv --write docs/measurements/kernel_spread.md
+
+summarises members' spreads (a reference set's ``envelope_members.csv`` or such a CSV): per kernel
+family the largest spread against the perturbation members' envelope and against every other
+member's (what k must cover), the envelope's own spread (largest of n perturbation members against
+the largest of the first n/2), and per figure and column the numbers behind them. Prints; asserts
+nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADER = "<!-- written by scripts/benchmarks/kernel_spread.py --write; do not edit -->"
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(args) -> None:
+    from replication.diff.ensemble import measure_spreads, run_ensemble
+    from replication.diff.images import image_rms_between
+    from replication.io import write_csv
+    from replication.kernels import describe, native_kernels, parse_members
+
+    members = parse_members(args.members)
+    frames, costs = [], []
+    with tempfile.TemporaryDirectory(prefix="kernels-") as scratch:
+        for member in members:
+            cpu, wall = children_cpu(), time.perf_counter()
+            folders = run_ensemble([member], args.configfile, args.scratch or scratch, args.targets, args.cores)
+            cpu, wall = children_cpu() - cpu, time.perf_counter() - wall
+            costs.append({"member": member.label, "what": describe(member), "cpu_s": round(cpu), "wall_s": round(wall)})
+            frames.append(measure_spreads(args.run, folders, image_rms_between))
+    spreads = pd.concat(frames, ignore_index=True)
+    write_csv(spreads, args.csv)
+    native = native_kernels()
+    cost = pd.DataFrame(costs).assign(
+        targets=" ".join(args.targets), cpu=_cpu_model(), torch_cpu_capability=native["torch_cpu_capability"]
+    )
+    write_csv(cost, Path(args.csv).with_name(Path(args.csv).stem + "_cost.csv"))
+    print(cost.to_string(index=False))
+
+
+def _cpu_model() -> str:
+    from replication.provenance import cpu_model
+
+    return cpu_model()
+
+
+def source_spreads(source: str) -> tuple[str, pd.DataFrame]:
+    path = Path(source)
+    if path.is_dir():
+        from replication.diff.ensemble import read_spreads
+
+        return f"reference set `{path.relative_to(ROOT) if path.is_absolute() else path}`", read_spreads(path)
+    return f"`{source}`", pd.read_csv(path)
+
+
+def family_lines(summary: pd.DataFrame) -> list[str]:
+    families = [c[: -len("/others")] for c in summary.columns if c.endswith("/others")]
+    lines = [
+        "| member | columns it moves | largest / ulp envelope | largest / every other member | at |",
+        "|---|---|---|---|---|",
+    ]
+    for family in families:
+        moved = summary[summary[family] > 0]
+        ratio = moved[f"{family}/ulp"].replace(np.inf, np.nan)
+        others = moved[f"{family}/others"].replace(np.inf, np.nan)
+        at = moved.loc[others.idxmax()] if others.notna().any() else None
+        where = f"{at.key} `{at.column}`" if at is not None else "-"
+        lines.append(
+            f"| {family} | {len(moved)} of {len(summary)} | {_g(ratio.max())} | {_g(others.max())} | {where} |"
+        )
+    half = (summary.ulp / summary.ulp_half).replace(np.inf, np.nan)
+    lines += [
+        "",
+        f"Perturbation members: the largest of n over the largest of the first n/2, per column: median "
+        f"{_g(half.median())}, at most {_g(half.max())} ({int((summary.ulp > 0).sum())} columns moved).",
+    ]
+    return lines
+
+
+def _g(value: float) -> str:
+    return "-" if pd.isna(value) else f"{value:.3g}"
+
+
+def summarise(args) -> None:
+    from replication.diff.ensemble import spread_summary
+
+    command = f"scripts/benchmarks/kernel_spread.py --summarise {' '.join(args.summarise)}"
+    lines = [HEADER, f"Last written by `{command}`.", ""]
+    for source in args.summarise:
+        name, spreads = source_spreads(source)
+        if spreads.empty:
+            lines += [f"{name}: no members' spreads.", ""]
+            continue
+        summary = spread_summary(spreads.astype({"member": str}))
+        families = [c[: -len("/others")] for c in summary.columns if c.endswith("/others")]
+        members = sorted(spreads.member.astype(str).unique(), key=lambda m: (not m.isdigit(), m.zfill(4)))
+        lines += [f"### {name}", "", f"Members: {', '.join(members)}.", "", *family_lines(summary), ""]
+        cost = Path(source).with_name(Path(source).stem + "_cost.csv")
+        if cost.is_file():
+            table = pd.read_csv(cost)
+            lines += [
+                f"Measured on {table.cpu.iloc[0]} (torch {table.torch_cpu_capability.iloc[0]}), targets "
+                f"`{table.targets.iloc[0]}`; CPU-s per member (kernel): "
+                + ", ".join(f"{r.member} {r.cpu_s}" for r in table.itertuples())
+                + ".",
+                "",
+            ]
+        moved = summary[summary["all"] > 0]
+        head = ["figure", "column", "ulp (n)", "ulp (n/2)", *families, "all"]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for _, row in moved.iterrows():
+            cells = [row.key, f"`{row.column}`", *(_g(row[c]) for c in ["ulp", "ulp_half", *families, "all"])]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        Path(args.write).write_text(text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", help="a built tree: rerun its targets once per member")
+    parser.add_argument("--configfile", help="the tree's config (with --run)")
+    parser.add_argument("--targets", nargs="+", default=["figures/all"])
+    parser.add_argument("--members", nargs="+", default=["1", "2", "aten-avx2"])
+    parser.add_argument("--cores", default="all")
+    parser.add_argument("--scratch", help="folder for the members' trees (default: temporary, removed)")
+    parser.add_argument("--csv", help="where --run writes the spreads (and <name>_cost.csv beside)")
+    parser.add_argument("--summarise", nargs="+", help="reference sets or spread CSVs to summarise")
+    parser.add_argument("--write", help="the summary as Markdown, e.g. docs/measurements/kernel_spread.md")
+    args = parser.parse_args()
+    if args.run:
+        if not (args.configfile and args.csv):
+            parser.error("--run needs --configfile and --csv")
+        run(args)
+    if args.summarise:
+        summarise(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
