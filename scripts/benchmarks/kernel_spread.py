@@ -12,7 +12,14 @@ from the kernel (``resource.getrusage``).
     .venv/bin/python scripts/benchmarks/kernel_spread.py --summarise figures/reference/smoke \\
         docs/measurements/kernel_spread_paper.csv --write docs/measurements/kernel_spread.md
 
-summarises members' spreads (a reference set's ``envelope_members.csv`` or such a CSV): per kernel
+    .venv/bin/python scripts/benchmarks/kernel_spread.py --speed --steps 300 --csv docs/measurements/kernel_pinned.csv
+
+trains one transformer run of the paper settings (Fig. 3, standard init, seed 1; ``--steps`` of it)
+once per setting (native kernels, one pinned code path, the pinned path with AVX2 caps on top, and
+kernel families), each in its own process, and writes CPU-s per step (kernel) and how far each
+test-loss curve lies from the native one and from the pinned one (0: the last bit agrees).
+
+``--summarise`` summarises members' spreads (a reference set's ``envelope_members.csv`` or such a CSV): per kernel
 family the largest spread against the perturbation members' envelope and against every other
 member's (what k must cover), the envelope's own spread (largest of n perturbation members against
 the largest of the first n/2), and per figure and column the numbers behind them. Prints; asserts
@@ -41,12 +48,14 @@ def children_cpu() -> float:
 
 
 def run(args) -> None:
+    """Each member in turn; the CSVs are written again after each, so a stopped run keeps its members."""
     from replication.diff.ensemble import measure_spreads, run_ensemble
     from replication.diff.images import image_rms_between
     from replication.io import write_csv
     from replication.kernels import describe, native_kernels, parse_members
 
     members = parse_members(args.members)
+    capability = native_kernels()["torch_cpu_capability"]
     frames, costs = [], []
     with tempfile.TemporaryDirectory(prefix="kernels-") as scratch:
         for member in members:
@@ -55,14 +64,57 @@ def run(args) -> None:
             cpu, wall = children_cpu() - cpu, time.perf_counter() - wall
             costs.append({"member": member.label, "what": describe(member), "cpu_s": round(cpu), "wall_s": round(wall)})
             frames.append(measure_spreads(args.run, folders, image_rms_between))
-    spreads = pd.concat(frames, ignore_index=True)
-    write_csv(spreads, args.csv)
-    native = native_kernels()
-    cost = pd.DataFrame(costs).assign(
-        targets=" ".join(args.targets), cpu=_cpu_model(), torch_cpu_capability=native["torch_cpu_capability"]
-    )
-    write_csv(cost, Path(args.csv).with_name(Path(args.csv).stem + "_cost.csv"))
+            write_csv(pd.concat(frames, ignore_index=True), args.csv)
+            cost = pd.DataFrame(costs).assign(
+                targets=" ".join(args.targets), cpu=_cpu_model(), torch_cpu_capability=capability
+            )
+            write_csv(cost, Path(args.csv).with_name(Path(args.csv).stem + "_cost.csv"))
     print(cost.to_string(index=False))
+
+
+# One code path whatever the CPU: torch's kernels without vector units it dispatches to, MKL's branch
+# for every x86-64 CPU. With AVX2 caps on top, what the pinned path ignores must not move a bit.
+PINNED = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
+SPEED_SETTINGS = {
+    "native": {},
+    "pinned": PINNED,
+    "pinned, AVX2 caps": {**PINNED, "MKL_ENABLE_INSTRUCTIONS": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"},
+    "aten-avx2": {"ATEN_CPU_CAPABILITY": "avx2"},
+    "mkl-compatible": {"MKL_CBWR": "COMPATIBLE"},
+}
+
+
+def speed(args) -> None:
+    """The pinned path's cost and agreement, against native kernels and families (one run each)."""
+    import os
+    import subprocess
+
+    from replication.io import write_csv
+    from replication.kernels import KERNEL_VARIABLES
+
+    curves, rows = {}, []
+    worker = Path(__file__).with_name("ensemble_spread.py")
+    plain = {k: v for k, v in os.environ.items() if k not in (*KERNEL_VARIABLES, "REPLICATION_PERTURBATION")}
+    with tempfile.TemporaryDirectory() as scratch:
+        for label, extra in SPEED_SETTINGS.items():
+            out = Path(scratch) / f"{len(rows)}.csv"
+            command = [sys.executable, str(worker), "--worker", "--out", str(out), "--experiment", "fig3"]
+            command += ["--init", "standard", "--seed", "1", "--steps", str(args.steps)]
+            cpu, wall = children_cpu(), time.perf_counter()
+            subprocess.run(command, check=True, env={**plain, **extra})
+            cpu, wall = children_cpu() - cpu, time.perf_counter() - wall
+            curves[label] = pd.read_csv(out).test_loss.to_numpy()
+            rows.append({"setting": label, "variables": " ".join(f"{k}={v}" for k, v in extra.items()) or "-"})
+            rows[-1] |= {"cpu_s": round(cpu, 1), "wall_s": round(wall, 1), "load": round(os.getloadavg()[0], 1)}
+    for row in rows:
+        curve = curves[row["setting"]]
+        for against in ("native", "pinned"):
+            row[f"max_d_{against}"] = float(np.nanmax(np.abs(curve - curves[against])))
+    table = pd.DataFrame(rows).assign(steps=args.steps, cpu=_cpu_model())
+    table["cpu_per_native"] = (table.cpu_s / table.cpu_s.iloc[0]).round(2)
+    print(table.to_string(index=False))
+    if args.csv:
+        write_csv(table, args.csv)
 
 
 def _cpu_model() -> str:
@@ -154,6 +206,8 @@ def main() -> int:
     parser.add_argument("--cores", default="all")
     parser.add_argument("--scratch", help="folder for the members' trees (default: temporary, removed)")
     parser.add_argument("--csv", help="where --run writes the spreads (and <name>_cost.csv beside)")
+    parser.add_argument("--speed", action="store_true", help="the pinned path's cost and agreement")
+    parser.add_argument("--steps", type=int, default=300, help="training steps of the --speed runs")
     parser.add_argument("--summarise", nargs="+", help="reference sets or spread CSVs to summarise")
     parser.add_argument("--write", help="the summary as Markdown, e.g. docs/measurements/kernel_spread.md")
     args = parser.parse_args()
@@ -161,6 +215,8 @@ def main() -> int:
         if not (args.configfile and args.csv):
             parser.error("--run needs --configfile and --csv")
         run(args)
+    if args.speed:
+        speed(args)
     if args.summarise:
         summarise(args)
     return 0

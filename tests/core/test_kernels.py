@@ -228,3 +228,18 @@ def test_spread_summary_states_the_envelopes_own_spread():
     # Against every other member: aten-avx2 8 / 4 (member 3), mkl-compatible 0 / 8.
     assert (f["aten-avx2/others"], f["mkl-compatible/others"]) == (2.0, 0.0)
     assert g["aten-avx2/others"] == np.inf and g["mkl-compatible/others"] == 0.0  # 0 against 1e-9
+
+
+def test_kernel_families_build_their_own_targets(tmp_path, monkeypatch):
+    built = []
+    monkeypatch.setattr(
+        ensemble.subprocess,
+        "run",
+        lambda command, check, env: built.append(command[5 : command.index("--cores")]),
+    )
+    members = parse_members(["1", "aten-avx2", "2"])
+    run_ensemble(members, tmp_path / "c.yaml", tmp_path, ["figures/all"], family_targets=["figures/x.pdf"])
+    assert built == [["figures/all"], ["figures/x.pdf"], ["figures/all"]]
+    built.clear()
+    run_ensemble(members, tmp_path / "c.yaml", tmp_path, ["figures/all"], family_targets=[])
+    assert built == [["figures/all"]] * 3

@@ -122,6 +122,12 @@ def main(argv: list[str] | None = None) -> int:
         default=["figures/all"],
         help="what each member builds; figures outside it get no envelope (floors only)",
     )
+    blessing.add_argument(
+        "--family-targets",
+        nargs="*",
+        default=[],
+        help="what each kernel family builds (default: --targets); figures outside both get no envelope",
+    )
     blessing.add_argument("--scratch", help="folder for the members' runs (default: a temporary one, removed)")
     blessing.add_argument("--cores", default="all")
     blessing.add_argument("--manifest", default="all", help="the figures of figures/<manifest> (e.g. phase)")
@@ -137,13 +143,16 @@ def main(argv: list[str] | None = None) -> int:
             if not args.configfile:
                 blessing.error("--members needs --configfile")
             start = time.perf_counter()
-            folders = run_ensemble(members, args.configfile, args.scratch or temporary, args.targets, args.cores)
+            folders = run_ensemble(
+                members, args.configfile, args.scratch or temporary, args.targets, args.cores, args.family_targets
+            )
             wall = time.perf_counter() - start
             ensemble = {
                 "members": " ".join(member.label for member in members),
                 "families": "; ".join(describe(member) for member in members if member.family),
                 "ulps": DEFAULT_ULPS,
                 "targets": " ".join(args.targets),
+                "family_targets": " ".join(args.family_targets or args.targets),
                 "wall_s": round(wall),
             } | {f"native_{name}": value for name, value in native_kernels().items()}
             print(f"ensemble of {len(folders)} members: {wall:.0f} s wall in all", flush=True)

@@ -35,17 +35,27 @@ def run_ensemble(
     scratch: str | os.PathLike,
     targets: list[str],
     cores: str = "all",
+    family_targets: list[str] | None = None,
 ) -> dict[str, Path]:
-    """Run ``targets`` once per member, each in ``scratch/<member's folder>`` under the member's
-    environment; print each run's cost. Returns ``{label: folder}``."""
+    """Run ``targets`` once per member (``family_targets``, when given, for the kernel families),
+    each in ``scratch/<member's folder>`` under the member's environment; print each run's cost.
+    Returns ``{label: folder}``."""
     folders = {}
     for member in members:
         folder = Path(scratch) / member.folder
+        targets_of = family_targets if member.family and family_targets else targets
         command = snakemake_command(
-            folder, *targets, "--cores", str(cores), "--configfile", str(Path(configfile).resolve()), "--quiet", "rules"
+            folder,
+            *targets_of,
+            "--cores",
+            str(cores),
+            "--configfile",
+            str(Path(configfile).resolve()),
+            "--quiet",
+            "rules",
         )
         wall, cpu = time.perf_counter(), _children_cpu()
-        print(f"ensemble member {describe(member)}: {' '.join(targets)} in {folder}", flush=True)
+        print(f"ensemble member {describe(member)}: {' '.join(targets_of)} in {folder}", flush=True)
         subprocess.run(command, check=True, env=member.environment())
         wall, cpu = time.perf_counter() - wall, _children_cpu() - cpu
         print(
