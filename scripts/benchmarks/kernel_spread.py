@@ -56,7 +56,17 @@ def run(args) -> None:
 
     members = parse_members(args.members)
     capability = native_kernels()["torch_cpu_capability"]
-    frames, costs = [], []
+    frames = [another_cpu(args.run, args.against, args.targets)] if args.against else []
+    if args.append and Path(args.csv).is_file():  # the members of an earlier run stay, unless run again
+        earlier = pd.read_csv(args.csv)
+        labels = {m.label for m in members} | set(frames[0].member if frames else [])
+        frames.insert(0, earlier[~earlier.member.astype(str).isin(labels)])
+    if frames:
+        write_csv(pd.concat(frames, ignore_index=True), args.csv)
+    costs, cost_file = [], Path(args.csv).with_name(Path(args.csv).stem + "_cost.csv")
+    earlier_cost = pd.read_csv(cost_file) if args.append and cost_file.is_file() else pd.DataFrame()
+    if not earlier_cost.empty:
+        earlier_cost = earlier_cost[~earlier_cost.member.astype(str).isin({m.label for m in members})]
     with tempfile.TemporaryDirectory(prefix="kernels-") as scratch:
         for member in members:
             cpu, wall = children_cpu(), time.perf_counter()
@@ -68,8 +78,9 @@ def run(args) -> None:
             cost = pd.DataFrame(costs).assign(
                 targets=" ".join(args.targets), cpu=_cpu_model(), torch_cpu_capability=capability
             )
-            write_csv(cost, Path(args.csv).with_name(Path(args.csv).stem + "_cost.csv"))
-    print(cost.to_string(index=False))
+            write_csv(pd.concat([earlier_cost, cost], ignore_index=True), cost_file)
+    if costs:
+        print(cost.to_string(index=False))
 
 
 # One code path whatever the CPU: torch's kernels without vector units it dispatches to, MKL's branch
@@ -115,6 +126,26 @@ def speed(args) -> None:
     print(table.to_string(index=False))
     if args.csv:
         write_csv(table, args.csv)
+
+
+def another_cpu(tree: str, reference: str, targets: list[str]) -> pd.DataFrame:
+    """The spread of a reference set made on another CPU (its provenance names it) against the tree
+    built here, as one more member (``cpu <model>``), for the targets' figures."""
+    import json
+
+    from replication.envelopes import column_spread
+    from replication.paths import figure_key
+
+    model = json.loads((Path(reference) / "provenance.json").read_text())["cpu_model"]
+    rows = []
+    for target in targets:
+        key = figure_key(target)
+        here = pd.read_csv(Path(tree) / "figures" / f"{key}.csv")
+        for column, (spread, relative) in column_spread(here, pd.read_csv(Path(reference) / f"{key}.csv")).items():
+            rows.append(
+                {"key": key, "column": column, "member": f"cpu {model}", "spread": spread, "spread_rel": relative}
+            )
+    return pd.DataFrame(rows)
 
 
 def _cpu_model() -> str:
@@ -202,9 +233,11 @@ def main() -> int:
     parser.add_argument("--run", help="a built tree: rerun its targets once per member")
     parser.add_argument("--configfile", help="the tree's config (with --run)")
     parser.add_argument("--targets", nargs="+", default=["figures/all"])
-    parser.add_argument("--members", nargs="+", default=["1", "2", "aten-avx2"])
+    parser.add_argument("--members", nargs="*", default=["1", "2", "aten-avx2"])
+    parser.add_argument("--append", action="store_true", help="keep the other members of an existing --csv")
     parser.add_argument("--cores", default="all")
     parser.add_argument("--scratch", help="folder for the members' trees (default: temporary, removed)")
+    parser.add_argument("--against", help="with --run: a reference set made on another CPU, one more member")
     parser.add_argument("--csv", help="where --run writes the spreads (and <name>_cost.csv beside)")
     parser.add_argument("--speed", action="store_true", help="the pinned path's cost and agreement")
     parser.add_argument("--steps", type=int, default=300, help="training steps of the --speed runs")
