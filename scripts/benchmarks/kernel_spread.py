@@ -49,7 +49,7 @@ def children_cpu() -> float:
 
 def run(args) -> None:
     """Each member in turn; the CSVs are written again after each, so a stopped run keeps its members."""
-    from replication.diff.ensemble import measure_spreads, run_ensemble
+    from replication.diff.ensemble import run_ensemble
     from replication.diff.images import image_rms_between
     from replication.io import write_csv
     from replication.kernels import describe, native_kernels, parse_members
@@ -73,7 +73,7 @@ def run(args) -> None:
             folders = run_ensemble([member], args.configfile, args.scratch or scratch, args.targets, args.cores)
             cpu, wall = children_cpu() - cpu, time.perf_counter() - wall
             costs.append({"member": member.label, "what": describe(member), "cpu_s": round(cpu), "wall_s": round(wall)})
-            frames.append(measure_spreads(args.run, folders, image_rms_between))
+            frames.append(target_spreads(args.run, folders, args.targets, image_rms_between))
             write_csv(pd.concat(frames, ignore_index=True), args.csv)
             cost = pd.DataFrame(costs).assign(
                 targets=" ".join(args.targets), cpu=_cpu_model(), torch_cpu_capability=capability
@@ -126,6 +126,24 @@ def speed(args) -> None:
     print(table.to_string(index=False))
     if args.csv:
         write_csv(table, args.csv)
+
+
+def target_spreads(tree: str, folders: dict, targets: list[str], image_rms) -> pd.DataFrame:
+    """Per member, each target figure's spread against the tree (which need not hold figures/all)."""
+    from replication.envelopes import IMAGE_COLUMN, column_spread
+    from replication.paths import figure_key, figure_paths
+
+    rows = []
+    for label, folder in folders.items():
+        for target in targets:
+            key, base, member = figure_key(target), figure_paths(Path(tree) / target), figure_paths(folder / target)
+            spreads = column_spread(pd.read_csv(base["csv"]), pd.read_csv(member["csv"]))
+            spreads[IMAGE_COLUMN] = (image_rms(member["png"], base["png"]), np.nan)
+            rows += [
+                {"key": key, "column": c, "member": label, "spread": a, "spread_rel": r}
+                for c, (a, r) in spreads.items()
+            ]
+    return pd.DataFrame(rows)
 
 
 def another_cpu(tree: str, reference: str, targets: list[str]) -> pd.DataFrame:
