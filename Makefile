@@ -19,9 +19,13 @@ SET ?=
 export SET
 VARIANT_RUN = $(BIN)/python -m replication.variants $(if $(VARIANT),--name $(VARIANT)) \
 	--configfile $(abspath $(CONFIG)) --sets "$$SET" --make-goal "$(GOAL)" --
-# Perturbation members of the numerical-noise ensemble that `make bless` runs, and what they build.
-ENSEMBLE ?= 1 2
+# Members of the numerical-noise ensemble that `make bless` runs, and what they build: perturbation
+# members (integers) and kernel families, the vector kernels another CPU would run (replication.kernels;
+# why these: docs/diff.md).
+ENSEMBLE ?= 1 2 3 4 aten-avx2 aten-default mkl-compatible avx2-machine
 ENSEMBLE_TARGETS ?= figures/all
+# What the kernel families of the ensemble build (default: the same).
+FAMILY_TARGETS ?= $(ENSEMBLE_TARGETS)
 # Snakemake under the run lock: a killed run resumes with the same command, and Ctrl-C ends with one
 # line naming it (replication.pipeline_run; --make-goal: the command is `make <this goal> ...`).
 PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --make-goal "$(GOAL)" --
@@ -169,7 +173,8 @@ diff: env
 
 # The committed references change only here, on purpose: both sets from fresh pipeline runs, each
 # with the envelope of an ensemble of perturbed reruns (members in scratch folders; cost printed).
-BLESS = $(BIN)/python -m replication.diff.bless --members $(ENSEMBLE) --targets $(ENSEMBLE_TARGETS) --cores $(CORES)
+BLESS = $(BIN)/python -m replication.diff.bless --members $(ENSEMBLE) --targets $(ENSEMBLE_TARGETS) \
+	--family-targets $(FAMILY_TARGETS) --cores $(CORES)
 
 bless: bless-config bless-smoke
 

@@ -290,6 +290,11 @@ def test_bless_with_members_stores_their_envelope_and_diff_uses_it(tmp_path):
     rms = envelope[("paper_a/two", "<image rms>")]
     assert rms > 1.0
     assert json.loads((dest / "provenance.json").read_text())["ensemble_members"] == "1 2"
+    spreads = pd.read_csv(dest / "envelope_members.csv").set_index(["member", "key", "column"]).spread
+    assert (
+        spreads[("m1", "paper_a/one", "y")] == pytest.approx(3e-7, rel=1e-6)
+        and spreads[("m2", "paper_a/one", "y")] == 0
+    )
 
     # A regeneration 2e-6 off in that y value: outside the floor (1e-6 |y| + 1e-9), inside 10 x 3e-7 + floor.
     regenerated = tmp_path / "new"

@@ -11,11 +11,12 @@ import time
 from pathlib import Path
 
 from ..io import atomic_path
+from ..kernels import describe, native_kernels, parse_members
 from ..manifest import read_manifest
 from ..paths import FIGURES_ROOT, figure_key, figure_paths
 from ..perturbation import DEFAULT_ULPS
 from ..provenance import read_provenance, write_provenance
-from .envelopes import measure_envelope, run_members, write_envelope
+from .ensemble import run_ensemble, write_ensemble
 from .images import image_rms_between
 
 
@@ -90,7 +91,7 @@ def bless(
             shutil.copyfile(record, tmp)
         wanted.add(dest / record.name)
     if members:
-        wanted.add(write_envelope(measure_envelope(workdir, list(members), image_rms_between), dest))
+        wanted |= write_ensemble(workdir, members, dest, image_rms_between)
     for stale in [p for p in dest.rglob("*") if p.is_file() and p not in wanted]:
         stale.unlink()
     for folder in sorted((p for p in dest.rglob("*") if p.is_dir()), reverse=True):
@@ -109,10 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     blessing.add_argument("dest", help="the reference set, e.g. figures/reference/smoke")
     blessing.add_argument(
         "--members",
-        type=int,
         nargs="*",
         default=[],
-        help="perturbation members to run (integers >= 1); none: no envelope, floors only",
+        help="ensemble members to run: perturbation members (integers >= 1) and kernel families "
+        "(replication.kernels); none: no envelope, floors only",
     )
     blessing.add_argument("--configfile", help="the config of the tree in workdir (needed with --members)")
     blessing.add_argument(
@@ -121,10 +122,20 @@ def main(argv: list[str] | None = None) -> int:
         default=["figures/all"],
         help="what each member builds; figures outside it get no envelope (floors only)",
     )
+    blessing.add_argument(
+        "--family-targets",
+        nargs="*",
+        default=[],
+        help="what each kernel family builds (default: --targets); figures outside both get no envelope",
+    )
     blessing.add_argument("--scratch", help="folder for the members' runs (default: a temporary one, removed)")
     blessing.add_argument("--cores", default="all")
     blessing.add_argument("--manifest", default="all", help="the figures of figures/<manifest> (e.g. phase)")
     args = blessing.parse_args(argv)
+    try:
+        members = parse_members(args.members)
+    except ValueError as error:
+        blessing.error(str(error))
     ensemble = {}
     with tempfile.TemporaryDirectory(prefix="ensemble-") as temporary:
         folders = []
@@ -132,14 +143,18 @@ def main(argv: list[str] | None = None) -> int:
             if not args.configfile:
                 blessing.error("--members needs --configfile")
             start = time.perf_counter()
-            folders = run_members(args.members, args.configfile, args.scratch or temporary, args.targets, args.cores)
+            folders = run_ensemble(
+                members, args.configfile, args.scratch or temporary, args.targets, args.cores, args.family_targets
+            )
             wall = time.perf_counter() - start
             ensemble = {
-                "members": " ".join(map(str, args.members)),
+                "members": " ".join(member.label for member in members),
+                "families": "; ".join(describe(member) for member in members if member.family),
                 "ulps": DEFAULT_ULPS,
                 "targets": " ".join(args.targets),
+                "family_targets": " ".join(args.family_targets or args.targets),
                 "wall_s": round(wall),
-            }
+            } | {f"native_{name}": value for name, value in native_kernels().items()}
             print(f"ensemble of {len(folders)} members: {wall:.0f} s wall in all", flush=True)
         keys = bless(args.workdir, args.dest, folders, ensemble, manifest=args.manifest)
     print(f"blessed {len(keys)} figures into {args.dest}: {', '.join(keys)}")
