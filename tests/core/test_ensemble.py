@@ -4,7 +4,6 @@ here: the command, the environment and the cost line are checked, nothing is run
 
 import io
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import ROOT
-from replication.diff import envelopes
+from replication.diff import ensemble
+from replication.diff.ensemble import run_ensemble
 from replication.diff.envelopes import (
     ENVELOPE_COLUMNS,
     IMAGE_COLUMN,
@@ -23,11 +22,10 @@ from replication.diff.envelopes import (
     figure_envelope,
     measure_envelope,
     read_envelope,
-    run_members,
     write_envelope,
 )
+from replication.kernels import parse_members
 from replication.manifest import manifest_figures
-from replication.perturbation import VARIABLE
 
 
 def test_manifest_figures_are_the_pdfs_of_figures_all(tmp_path):
@@ -203,75 +201,14 @@ def test_an_envelope_written_is_read_back_per_figure(tmp_path):
 
 def test_children_cpu_is_user_plus_system(monkeypatch):
     times = SimpleNamespace(user=100.0, system=50.0, children_user=1.5, children_system=0.25, elapsed=9.0)
-    monkeypatch.setattr(envelopes.os, "times", lambda: times)
-    assert envelopes._children_cpu() == 1.75
-
-
-def test_run_members_runs_one_perturbed_snakemake_per_member(tmp_path, monkeypatch, capsys):
-    calls = []
-
-    def fake_run(command, check, env):
-        calls.append((command, check, env))
-        cpu[0] += 7.0  # the member's jobs used 7 s of CPU
-        clock[0] += 30.0
-        return subprocess.CompletedProcess(command, 0)
-
-    clock, cpu = [100.0], [1.0]
-    monkeypatch.setattr(envelopes.subprocess, "run", fake_run)
-    monkeypatch.setattr(envelopes.time, "perf_counter", lambda: clock[0])
-    monkeypatch.setattr(envelopes, "_children_cpu", lambda: cpu[0])
-    monkeypatch.setattr(envelopes.os, "getloadavg", lambda: (1.26, 9.0, 9.0))
-    monkeypatch.setenv("KEEP_ME", "yes")
-    monkeypatch.setenv(VARIABLE, "0")
-    config = tmp_path / "config.yaml"
-    folders = run_members([2, 5], config.relative_to(tmp_path), tmp_path / "scratch", ["figures/all", "x"], 3)
-    assert folders == [tmp_path / "scratch" / "member2", tmp_path / "scratch" / "member5"]
-    snakefile = ROOT / "workflow" / "Snakefile"
-    for (command, check, env), member in zip(calls, (2, 5)):
-        assert command == [
-            str(Path(sys.executable).parent / "snakemake"),
-            "--snakefile",
-            str(snakefile),
-            "--directory",
-            str(tmp_path / "scratch" / f"member{member}"),
-            "figures/all",
-            "x",
-            "--cores",
-            "3",
-            "--configfile",
-            str(Path.cwd() / "config.yaml"),  # absolute: Snakemake runs in the member's folder
-            "--quiet",
-            "rules",
-        ]
-        assert check is True
-        assert env[VARIABLE] == str(member) and env["KEEP_ME"] == "yes" and env["PATH"] == os.environ["PATH"]
-    assert capsys.readouterr().out == (
-        f"ensemble member 2: figures/all x in {tmp_path / 'scratch' / 'member2'}\n"
-        "ensemble member 2: 30 s wall, 7 s CPU, load average 1.3\n"
-        f"ensemble member 5: figures/all x in {tmp_path / 'scratch' / 'member5'}\n"
-        "ensemble member 5: 30 s wall, 7 s CPU, load average 1.3\n"
-    )
-    assert os.environ[VARIABLE] == "0"  # the members' variable stays in their environment
-    calls.clear()
-    run_members([1], config, tmp_path / "s", ["figures/all"])
-    assert calls[0][0][6:8] == ["--cores", "all"]
-
-
-@pytest.mark.parametrize("members", [[0], [2, 0], [-1]])
-def test_member_zero_is_refused_before_any_run(tmp_path, monkeypatch, members):
-    calls = []
-    monkeypatch.setattr(envelopes.subprocess, "run", lambda *args, **kwargs: calls.append(args))
-    with pytest.raises(ValueError) as error:
-        run_members(members, tmp_path / "c.yaml", tmp_path, ["figures/all"])
-    bad = [m for m in members if m < 1][0]
-    assert str(error.value) == f"ensemble member {bad}: members are integers >= 1 (0 is the unperturbed run)"
-    assert len(calls) == members.index(bad)  # the members before it ran
+    monkeypatch.setattr(ensemble.os, "times", lambda: times)
+    assert ensemble._children_cpu() == 1.75
 
 
 def test_progress_lines_are_out_before_snakemake_starts_and_after_it_ends(tmp_path, monkeypatch):
     """In a log (a pipe: Python buffers whole blocks) the members' lines go out as they are printed:
     a member's first line is in the log before its Snakemake writes there, its cost line before the
-    next member starts or run_members returns (bless then runs for minutes)."""
+    next member starts or run_ensemble returns (bless then runs for minutes)."""
     log = io.BytesIO()
     stdout = io.TextIOWrapper(log, encoding="utf-8", write_through=False)  # block-buffered, like a pipe
     monkeypatch.setattr(sys, "stdout", stdout)
@@ -281,11 +218,12 @@ def test_progress_lines_are_out_before_snakemake_starts_and_after_it_ends(tmp_pa
         seen.append(log.getvalue().decode())  # what the log holds when Snakemake starts
         return subprocess.CompletedProcess(command, 0)
 
-    monkeypatch.setattr(envelopes.subprocess, "run", snakemake)
-    run_members([1, 2], tmp_path / "c.yaml", tmp_path, ["figures/all"])
+    monkeypatch.setattr(ensemble.subprocess, "run", snakemake)
+    run_ensemble(parse_members(["1", "2"]), tmp_path / "c.yaml", tmp_path, ["figures/all"])
     written = log.getvalue().decode()
     monkeypatch.undo()
-    assert seen[0].splitlines() == [f"ensemble member 1: figures/all in {tmp_path / 'member1'}"]
+    assert len(seen[0].splitlines()) == 1 and seen[0].startswith("ensemble member 1")
+    assert seen[0].rstrip().endswith(f"figures/all in {tmp_path / 'member1'}")
     assert len(seen[1].splitlines()) == 3 and seen[1].splitlines()[1].startswith("ensemble member 1: ")
     assert " s wall, " in seen[1].splitlines()[1]
     assert len(written.splitlines()) == 4 and " s wall, " in written.splitlines()[3]

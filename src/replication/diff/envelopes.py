@@ -11,8 +11,6 @@ rtol |ref|`` (``diff.envelope_factor`` is k; see ``replication.diff.deviation``)
 from __future__ import annotations
 
 import os
-import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,8 +20,6 @@ import pandas as pd
 from ..io import write_csv
 from ..manifest import manifest_figures
 from ..paths import figure_key, figure_paths
-from ..perturbation import VARIABLE
-from ..snakemake_command import snakemake_command
 from .deviation import deviation
 
 ENVELOPE_FILE = "envelope.csv"
@@ -97,43 +93,3 @@ def read_envelope(reference_dir: str | os.PathLike) -> dict[tuple[str, str], flo
 def figure_envelope(envelopes: dict[tuple[str, str], float], key: str) -> dict[str, float]:
     """``{column: envelope}`` of figure ``key`` (its image's under ``<image rms>``)."""
     return {column: value for (figure, column), value in envelopes.items() if figure == key}
-
-
-def run_members(
-    members: list[int],
-    configfile: str | os.PathLike,
-    scratch: str | os.PathLike,
-    targets: list[str],
-    cores: str = "all",
-) -> list[Path]:
-    """Run the pipeline once per perturbation member, each in ``scratch/member<K>``; print the cost."""
-    folders = []
-    for member in members:
-        if member < 1:
-            raise ValueError(f"ensemble member {member}: members are integers >= 1 (0 is the unperturbed run)")
-        folder = Path(scratch) / f"member{member}"
-        command = snakemake_command(
-            folder,
-            *targets,
-            "--cores",
-            str(cores),
-            "--configfile",
-            str(Path(configfile).resolve()),
-            "--quiet",
-            "rules",
-        )
-        wall, cpu = time.perf_counter(), _children_cpu()
-        print(f"ensemble member {member}: {' '.join(targets)} in {folder}", flush=True)
-        subprocess.run(command, check=True, env={**os.environ, VARIABLE: str(member)})
-        wall, cpu = time.perf_counter() - wall, _children_cpu() - cpu
-        print(
-            f"ensemble member {member}: {wall:.0f} s wall, {cpu:.0f} s CPU, load average {os.getloadavg()[0]:.1f}",
-            flush=True,
-        )
-        folders.append(folder)
-    return folders
-
-
-def _children_cpu() -> float:
-    usage = os.times()
-    return usage.children_user + usage.children_system
