@@ -1,11 +1,12 @@
 """Numerical-noise envelopes of the figures, measured at blessing time (the CESM-ECT idea).
 
 Members are reruns of the pipeline (``diff.ensemble``): with ``REPLICATION_PERTURBATION=<member>``
-(see ``replication.perturbation``), initial parameters and inputs moved in their last bits, or
-under another CPU's kernels (``replication.kernels``), nothing else. The envelope of a figure's
-data column is the largest ``|member - base|`` over members and rows; that of its image the largest image RMS between a member's PNG and the base's. A reference
-set keeps them in ``envelope.csv``; ``make diff`` accepts ``|new - ref| <= k * envelope + atol +
-rtol |ref|`` (``diff.envelope_factor`` is k; see ``replication.diff.deviation``).
+(see ``replication.perturbation``), initial parameters and inputs moved in their last bits, or under
+another CPU's kernels (``replication.kernels``), nothing else. The envelope of a figure's data
+column is the largest ``|member - base|`` over members and rows; that of its image the largest image
+RMS between a member's PNG and the base's. A reference set keeps them in ``envelope.csv``; ``make
+diff`` accepts ``|new - ref| <= k * envelope + atol + rtol |ref|`` (``diff.envelope_factor`` is k;
+see ``replication.diff.deviation``).
 """
 
 from __future__ import annotations
