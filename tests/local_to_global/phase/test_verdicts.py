@@ -84,7 +84,7 @@ def test_the_outline_the_claim_and_the_report_agree_in_every_cell(tmp_path):
     table = tmp_path / "claims.csv"
     write_claims(claims, table)
     report = merge_claims([table], complete=False)
-    by_id = report.set_index(report.claim_id.str.extract(r"\((.+)\)$")[0])
+    by_id = report.set_index("claim_id")
     markdown = claims_markdown(report)
 
     outlined = drawn[drawn.claim.notna()]

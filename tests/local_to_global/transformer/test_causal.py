@@ -10,6 +10,7 @@ import torch
 from helpers import training_settings
 from replication.papers.local_to_global.data import sample_sequences
 from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.transformer import attention
 from replication.papers.local_to_global.transformer.model import MarkovTransformer, TransformerConfig, initialise
 from replication.papers.local_to_global.transformer.settings import run_settings
 from replication.papers.local_to_global.transformer.train import make_model, train
@@ -95,10 +96,10 @@ def test_a_model_that_sees_the_next_symbol_beats_the_entropy_rate(monkeypatch):
     """The control: the same run with the causal mask removed (attention over every position) learns
     to read the target and falls far below the entropy rate, so the bound above can fail."""
 
-    def attend_everywhere(self, tokens, x):
-        q, k, v = (x @ W.T for W in (self.W_Q, self.W_K, self.W_V))
+    def attend_everywhere(tokens, x, P):
+        q, k, v = (x @ P[name].T for name in ("W_Q", "W_K", "W_V"))
         return torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(x.shape[-1]), dim=-1) @ v
 
-    monkeypatch.setattr(MarkovTransformer, "attend", attend_everywhere)
+    monkeypatch.setitem(attention.PATHS, "sdpa", attend_everywhere)  # the one forward's attention
     loss, error = _trained_loss("sdpa")
     assert loss < CHAIN.bigram_loss - 20 * error and np.isfinite(loss)
