@@ -18,7 +18,7 @@ VARIANT ?=
 SET ?=
 export SET
 VARIANT_RUN = $(BIN)/python -m replication.variants $(if $(VARIANT),--name $(VARIANT)) \
-	--configfile $(abspath $(CONFIG)) --sets "$$SET" --make-goal "$(GOAL)" --
+	--configfile $(abspath $(CONFIG)) --sets "$$SET" --make-goal $(GOAL) --
 # Members of the numerical-noise ensemble that `make bless` runs, and what they build: perturbation
 # members (integers) and kernel families, the vector kernels another CPU would run (replication.kernels;
 # why these: docs/diff.md).
@@ -28,9 +28,10 @@ ENSEMBLE_TARGETS ?= figures/all
 FAMILY_TARGETS ?= $(ENSEMBLE_TARGETS)
 # Snakemake under the run lock: a killed run resumes with the same command, and Ctrl-C ends with one
 # line naming it (replication.pipeline_run; --make-goal: the command is `make <this goal> ...`).
-PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --make-goal "$(GOAL)" --
-# The goal as typed: `build` with its MANIFEST; any other goal as it is.
-GOAL = $(if $(filter build,$@),build MANIFEST=$(MANIFEST),$@)
+PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --make-goal $(GOAL) --
+# The goal as typed: `build` with its MANIFEST (quoted: one word); any other goal as it is, unquoted, so
+# that make runs a plain build without a shell and a Ctrl-C reaches the pipeline first.
+GOAL = $(if $(filter build,$@),"build MANIFEST=$(MANIFEST)",$@)
 
 .PHONY: env lock figures build cost test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-manifest bless-phase bless-plateau timings mutation compare sweep $(MANIFEST_TARGETS)
 
