@@ -189,7 +189,8 @@ bless-smoke: env
 	$(MAKE) figures CONFIG=config/smoke.yaml WORKDIR=$$tmp && \
 	$(BLESS) --configfile config/smoke.yaml -- $$tmp figures/reference/smoke && rm -rf $$tmp
 
-# CPU-s, wall and peak memory per rule from the benchmark files of the last pipeline run.
+# CPU-s, wall and peak memory per rule of the last pipeline run: the kernel's counts at the end of each job's log
+# (replication.job_cost), Snakemake's benchmark files for rules without them.
 timings: env
 	$(BIN)/python scripts/benchmarks/timings.py --directory .
 

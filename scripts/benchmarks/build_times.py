@@ -30,18 +30,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from replication.measurements import job_table
+from replication.job_cost import job_costs
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
-SMOKE = ROOT / "config" / "smoke.yaml"
+CONFIGS = {"smoke": ROOT / "config" / "smoke.yaml", "paper": ROOT / "config" / "config.yaml"}
 # The steps in order: name -> (the command a reader types, the build's target or None for the
-# tests, what the step starts from)
+# tests, what the step starts from, the build's settings)
 STEPS = {
-    "smoke": ("make figures CONFIG=config/smoke.yaml", "figures/all", "from clean"),
-    "phase_smoke": ("make phase CONFIG=config/smoke.yaml", "figures/phase", "from clean"),
-    "plateau_smoke": ("make plateau CONFIG=config/smoke.yaml", "figures/plateau", "after the phase smoke"),
-    "fast_tests": ('.venv/bin/python -m pytest -m "not pipeline" -n 2', None, "in the checkout"),
+    "paper": ("make figures", "figures/all", "from clean", "paper"),
+    "smoke": ("make figures CONFIG=config/smoke.yaml", "figures/all", "from clean", "smoke"),
+    "phase_smoke": ("make phase CONFIG=config/smoke.yaml", "figures/phase", "from clean", "smoke"),
+    "plateau_smoke": ("make plateau CONFIG=config/smoke.yaml", "figures/plateau", "after the phase smoke", "smoke"),
+    "fast_tests": ('.venv/bin/python -m pytest -m "not pipeline" -n 2', None, "in the checkout", None),
 }
 
 
@@ -74,37 +75,57 @@ def measured(command: list[str], cwd: Path, check: bool = True) -> dict:
     }
 
 
-def snakemake_args(target: str, cores: str) -> list[str]:
-    return [target, "--cores", cores, "--configfile", str(SMOKE)]
+def snakemake_args(target: str, cores: str, settings: str) -> list[str]:
+    return [target, "--cores", cores, "--configfile", str(CONFIGS[settings])]
 
 
-def build_command(workdir: Path, target: str, cores: str) -> list[str]:
-    """What ``make figures CONFIG=config/smoke.yaml`` (``phase``, ``plateau``) runs: under the run lock."""
-    return [PYTHON, "-m", "replication.pipeline_run", "--directory", str(workdir), "--", *snakemake_args(target, cores)]
+def build_command(workdir: Path, target: str, cores: str, settings: str) -> list[str]:
+    """What ``make figures`` (``CONFIG=...``, ``phase``, ``plateau``) runs: under the run lock."""
+    args = snakemake_args(target, cores, settings)
+    return [PYTHON, "-m", "replication.pipeline_run", "--directory", str(workdir), "--", *args]
 
 
-def planned_jobs(workdir: Path, target: str, cores: str) -> dict[str, int]:
-    """Jobs per rule that the build of ``target`` will run (Snakemake's dry run, as ``make cost``)."""
+def planned_jobs(workdir: Path, target: str, cores: str, settings: str) -> dict[str, int]:
+    """Jobs per rule that the build of ``target`` will run in ``workdir`` (Snakemake's dry run, as
+    ``make cost``); in an empty folder, every job the target needs from clean."""
     from replication.cost import planned_jobs as jobs_of_dry_run
     from replication.snakemake_command import snakemake_command
 
-    dry_run = snakemake_command(workdir, *snakemake_args(target, cores), "--dry-run", "--quiet", "rules")
+    dry_run = snakemake_command(workdir, *snakemake_args(target, cores, settings), "--dry-run", "--quiet", "rules")
     result = subprocess.run(dry_run, cwd=ROOT, capture_output=True, text=True, check=True)
     return jobs_of_dry_run(result.stdout + result.stderr)
 
 
 def rule_costs(workdir: Path, planned: dict[str, int], seen: set) -> dict:
-    """Per rule the build ran: its jobs and their CPU-s in Snakemake's benchmark files (not in
-    ``seen``); a rule without benchmark files gets 0 CPU-s (its time is in the build's total)."""
-    benchmarks = workdir / "benchmarks"
-    jobs = job_table(benchmarks) if benchmarks.is_dir() else None
+    """Per rule the build ran: its jobs and their CPU-s by the kernel's count at the end of each job's
+    log (replication.job_cost; logs in ``seen`` were counted by an earlier step); a job without that
+    line (a rule whose script keeps no log) gets 0 CPU-s: its time is in the build's total."""
+    jobs = job_costs(workdir / "logs")
     rules = {rule: {"jobs": count, "cpu_s": 0.0} for rule, count in planned.items()}
-    for row in [] if jobs is None else jobs.itertuples():
-        if (row.rule, row.job) in seen:
+    for row in jobs.itertuples():
+        if str(workdir / row.log) in seen:
             continue
-        seen.add((row.rule, row.job))
+        seen.add(str(workdir / row.log))
         rules.setdefault(row.rule, {"jobs": 0, "cpu_s": 0.0})["cpu_s"] += row.cpu_s
     return {rule: {"jobs": entry["jobs"], "cpu_s": round(entry["cpu_s"], 2)} for rule, entry in rules.items()}
+
+
+def figure_costs(step: dict, cores: str) -> dict:
+    """Each figure of the build's manifest from clean: its jobs and their CPU-s at this step's per-job
+    costs (``replication.cost``). Jobs shared between figures count in each of them."""
+    from replication.cost import per_job_costs
+    from replication.registry import papers
+
+    costs = per_job_costs({"runs": {"step": step}}, step["settings"])
+    manifest = step["target"].removeprefix("figures/")
+    figures = [f.path for paper in papers() for f in paper.figures if f.manifest == manifest]
+    result = {}
+    with tempfile.TemporaryDirectory(prefix="figure-cost-") as empty:
+        for path in figures:
+            jobs = planned_jobs(Path(empty), path, cores, step["settings"])
+            cpu_s = sum(n * costs.get(rule, 0.0) for rule, n in jobs.items())
+            result[path] = {"jobs": sum(jobs.values()), "cpu_s": round(cpu_s, 1)}
+    return result
 
 
 def tests_run(output_tail: list[str]) -> str:
@@ -115,7 +136,7 @@ def tests_run(output_tail: list[str]) -> str:
 
 def describe(name: str, step: dict) -> list[str]:
     """A measured step in words: its command, size, wall and CPU time, and what else ran."""
-    typed, target, start = STEPS[name]
+    typed, target, start, _ = STEPS[name]
     what = f"{target}, {step['jobs']} jobs" if target else step["summary"]
     share = step["others_cpu_s"] / (step["wall_s"] * step["cpus"]) if step["wall_s"] else 0.0
     return [
@@ -124,6 +145,23 @@ def describe(name: str, step: dict) -> list[str]:
         f"  {step['date']}, {step['cpu_model']}, {step['cpus']} CPUs; meanwhile other work took "
         f"{step['others_cpu_s']:.0f} CPU-s ({share:.0%} of the machine), load average {step['load_before']:.2f} before",
     ]
+
+
+def figure_table(step: dict) -> list[str]:
+    """The paper build's figures by what each costs from clean, dearest first (Markdown)."""
+    figures = sorted((step.get("figures") or {}).items(), key=lambda item: -item[1]["cpu_s"])
+    if not figures:
+        return []
+    lines = [
+        "",
+        f"What each figure of `{step['command']}` costs from clean ({step['date']}, {step['cpu_model']}): "
+        "its jobs at the build's per-job CPU time (`make cost TARGET=<figure>` plans the same); a job two "
+        "figures need counts in both, so the column adds up to more than the build.",
+        "",
+        "| figure | jobs | CPU-min |",
+        "|---|---:|---:|",
+    ]
+    return lines + [f"| `{path}` | {entry['jobs']} | {entry['cpu_s'] / 60:.1f} |" for path, entry in figures]
 
 
 def main() -> None:
@@ -140,13 +178,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="build-times-") as scratch:
         workdir = Path(args.workdir or scratch)
         for name in args.only:
-            typed, target, _ = STEPS[name]
+            typed, target, _, settings = STEPS[name]
             if target:
-                planned = planned_jobs(workdir, target, args.cores)
-                step = measured(build_command(workdir, target, args.cores), ROOT)
-                step["rules"] = rule_costs(workdir, planned, seen)
+                tree = workdir / settings  # the paper's and the smoke builds apart
+                planned = planned_jobs(tree, target, args.cores, settings)
+                step = measured(build_command(tree, target, args.cores, settings), ROOT)
+                step["rules"] = rule_costs(tree, planned, seen)
                 step["jobs"] = sum(rule["jobs"] for rule in step["rules"].values())
-                step.update(settings="smoke", target=target, cores=int(args.cores))
+                step.update(settings=settings, target=target, cores=int(args.cores))
+                if settings == "paper":
+                    step["figures"] = figure_costs(step, args.cores)
             else:  # failing tests cost their time too: the summary says how many
                 step = measured([PYTHON, "-m", "pytest", "-m", "not pipeline", "-n", "2"], ROOT, check=False)
                 step["summary"] = tests_run(step["output_tail"])
@@ -170,6 +211,7 @@ def write(path: Path, results: dict) -> None:
     write_text(json.dumps({"runs": runs}, indent=1, sort_keys=True) + "\n", json_path)
     lines = [line for name in STEPS if name in runs for line in describe(name, runs[name])]
     command, bullets = report_body("scripts/benchmarks/build_times.py", lines, None)
+    bullets += figure_table(runs.get("paper", {}))
     header = [
         "<!-- written by scripts/benchmarks/build_times.py --write; do not edit -->",
         "The README's commands timed (CPU time of every process a step started, from the kernel), "

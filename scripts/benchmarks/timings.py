@@ -1,7 +1,9 @@
 """Where the pipeline's time goes: CPU seconds, wall clock and peak memory per rule.
 
-Reads the Snakemake ``benchmark:`` files of a run (benchmarks/<rule>/...tsv, one per job) and
-writes a table (CSV and Markdown, one row per rule, largest CPU time first, with a total) and a
+Reads each job's cost as the kernel counted it, the last line of its log (logs/, written by
+``replication.job_cost``), and Snakemake's ``benchmark:`` files (benchmarks/<rule>/...tsv, one per
+job) for the rules whose jobs wrote no such line (those files undercount CPU time), and writes a
+table (CSV and Markdown, one row per rule, largest CPU time first, with a total) and a
 bar chart of the three quantities.
 
     .venv/bin/python scripts/benchmarks/timings.py [--directory .] [--out benchmarks/timings]
@@ -19,7 +21,21 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from replication.io import atomic_path, write_csv, write_text
+from replication.job_cost import job_costs
 from replication.measurements import job_table, rule_table
+
+
+def jobs_of_run(directory: Path) -> pd.DataFrame:
+    """One row per job: the kernel's count from its log where it has one, else its benchmark file."""
+    counted = job_costs(directory / "logs").rename(columns={"log": "job"})
+    benchmarks = directory / "benchmarks"
+    sampled = job_table(benchmarks) if benchmarks.is_dir() and any(benchmarks.glob("*/**/*.tsv")) else None
+    if sampled is not None:
+        sampled = sampled[~sampled.rule.isin(set(counted.rule))]
+    frames = [frame for frame in (counted, sampled) if frame is not None and not frame.empty]
+    if not frames:
+        raise SystemExit(f"no job costs under {directory}/logs and no benchmark files; run the pipeline first")
+    return pd.concat(frames, ignore_index=True)[["rule", "job", "wall_s", "cpu_s", "max_rss_mb"]]
 
 
 def markdown(table: pd.DataFrame) -> str:
@@ -57,7 +73,7 @@ def main() -> None:
     args = parser.parse_args()
     benchmarks = Path(args.directory) / "benchmarks"
     out = Path(args.out) if args.out else benchmarks / "timings"
-    table = rule_table(job_table(benchmarks))
+    table = rule_table(jobs_of_run(Path(args.directory)))
     write_csv(table, out.with_suffix(".csv"))
     write_text(markdown(table), out.with_suffix(".md"))
     bar_chart(table, out.with_suffix(".png"))

@@ -63,7 +63,7 @@ def cost_line(jobs: Mapping[str, int], costs: Mapping[str, float], settings: str
     if len(unmeasured) == len(jobs):
         return (
             f"{count} jobs; no measured cost at {settings} settings ({source} has none of their rules): "
-            "scripts/benchmarks/build_times.py measures the smoke builds"
+            "scripts/benchmarks/build_times.py measures the builds"
         )
     cpu_s = sum(n * costs[rule] for rule, n in jobs.items() if rule in costs)
     line = f"{count} jobs, about {cpu_s / 60:.1f} CPU-min from measurements ({source}, {settings} settings)"

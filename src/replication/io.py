@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .job_cost import record_at_exit
+
 # Temporary files of atomic writes: ".<name>.<random>.tmp<suffix>" beside the final path. Only a
 # killed process leaves one behind; `remove_stale_temporaries` clears them before a resumed run.
 TEMPORARY_GLOB = ".*.tmp*"
@@ -68,10 +70,12 @@ def write_text(text: str, path: str | os.PathLike) -> None:
 
 
 def log_to(log_path: str | os.PathLike | None) -> logging.Logger:
-    """Send this job's stderr (tqdm bars, warnings) and a logger to its Snakemake log file."""
+    """Send this job's stderr (tqdm bars, warnings) and a logger to its Snakemake log file, which a
+    Snakemake job ends with its cost from the kernel (job_cost.py)."""
     if log_path:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         sys.stderr = open(log_path, "w", buffering=1)
+        record_at_exit()
     logging.basicConfig(
         stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", force=True
     )

@@ -37,3 +37,19 @@ def test_table_and_chart_per_rule(tmp_path):
     assert abs(table.loc["plot", "cpu_share"] - 2.5 / 70.0) < 1e-9
     assert "| train | 2 | 67.5 |" in squeeze_markdown((bench / "timings.md").read_text())
     assert (bench / "timings.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_kernels_count_in_a_jobs_log_replaces_its_rules_benchmark_files(tmp_path):
+    from replication.job_cost import PREFIX
+
+    bench = tmp_path / "benchmarks"
+    _write(bench / "train" / "fig4" / "seed1.tsv", wall=40.0, rss=400.0, cpu=20.0)  # sampled: undercounts
+    _write(bench / "plot" / "run.tsv", wall=5.0, rss=200.0, cpu=2.5)
+    log = tmp_path / "logs" / "train" / "fig4" / "seed1.log"
+    log.parent.mkdir(parents=True)
+    cost = "cpu_s=39.00 user_s=38.00 system_s=1.00 wall_s=41.00 max_rss_mb=410.00"
+    log.write_text(f"step 100\n{PREFIX} rule=train {cost}\n")
+    subprocess.run([sys.executable, str(SCRIPT), "--directory", str(tmp_path)], check=True, capture_output=True)
+    table = pd.read_csv(bench / "timings.csv").set_index("rule")
+    assert table.loc["train", "cpu_s"] == 39.0 and table.loc["train", "wall_s"] == 41.0  # the log's, not the file's
+    assert table.loc["plot", "cpu_s"] == 2.5 and table.loc["total", "jobs"] == 2  # no log line: its benchmark file
