@@ -74,7 +74,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main() -> None:
-    args = parser().parse_args()
+    arguments = parser()
+    args = arguments.parse_args()
+    if args.directory is not None and not args.time:
+        arguments.error(f"--directory needs --time: the run's /usr/bin/time -v reports ({args.directory}/time*.txt)")
     if args.directory is not None:
         finished_run(args.directory, args.time, args.phase_time)
     else:
