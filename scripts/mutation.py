@@ -269,7 +269,8 @@ def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]
             f"{total['not run']} mutants were not run (a partial or interrupted run): the rates cover the rest.",
         ]
     if excluded:
-        lines += ["", f"Excluded functions and modules ({EXCLUDED.relative_to(ROOT)}, with the reasons): " + ", ".join(excluded)]
+        where = f"{EXCLUDED.relative_to(ROOT)}, with the reasons"
+        lines += ["", f"Excluded functions and modules ({where}): " + ", ".join(excluded)]
     if stale:
         lines += ["", "Listed as equivalent but the mutation under that name changed (re-check): " + ", ".join(stale)]
     lines += ["", f"## Surviving mutants ({len(survivors)})", ""]
