@@ -33,7 +33,7 @@ PIPELINE = $(BIN)/python -m replication.pipeline_run --directory $(WORKDIR) --ma
 # that make runs a plain build without a shell and a Ctrl-C reaches the pipeline first.
 GOAL = $(if $(filter build,$@),"build MANIFEST=$(MANIFEST)",$@)
 
-.PHONY: env lock figures build cost test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-manifest bless-phase bless-plateau timings mutation compare sweep $(MANIFEST_TARGETS)
+.PHONY: env lock figures build cost test lint format docs report rulegraph clean clean-paper diff bless bless-config bless-smoke bless-manifest timings mutation compare sweep $(MANIFEST_TARGETS)
 
 env: $(VENV)/.installed
 
@@ -97,30 +97,13 @@ $(MANIFEST_TARGETS):
 	@$(MAKE) --no-print-directory build MANIFEST=$@
 
 # A manifest's reference set (figures/reference/$(MANIFEST): its figures' PNG and CSV, claims report,
-# provenance, settings) from its finished run in RUN_DIR.
+# provenance, settings) from its finished run in RUN_DIR, then that run's cost where a part of the
+# manifest declares how it is measured (replication.run_cost: its benchmark on RUN_DIR, e.g. from the
+# kernel's counts and RUN_DIR's /usr/bin/time -v reports, writing its report in docs/measurements/).
 RUN_DIR ?= .
 bless-manifest: env
 	$(BIN)/python -m replication.diff.bless --manifest $(MANIFEST) $(RUN_DIR) figures/reference/$(MANIFEST)
-
-# The phase diagram's reference set from the finished run in PHASE_DIR (figures/reference/phase: PNG
-# and CSV of its figures, claims report, provenance, settings), then that run's cost from the kernel's
-# counts (docs/measurements/phase_cost.md; with PHASE_DIR/time.txt, a /usr/bin/time -v report, its total).
-PHASE_DIR ?= .
-bless-phase: env
-	$(MAKE) --no-print-directory bless-manifest MANIFEST=phase RUN_DIR=$(PHASE_DIR)
-	$(BIN)/python scripts/benchmarks/phase_diagram.py --directory $(PHASE_DIR) --startups 3 --gemm --step --heap \
-		$(if $(wildcard $(PHASE_DIR)/time.txt),--time $(PHASE_DIR)/time.txt) --write docs/measurements/phase_cost.md
-
-# The plateau analysis's reference set from the finished run in PLATEAU_DIR (figures/reference/plateau:
-# its figures, findings, claims, provenance, settings), then that run's cost from the kernel's counts
-# (docs/measurements/plateau_run.md) from PLATEAU_DIR/time*.txt, /usr/bin/time -v reports of the run
-# (one per part of a run stopped and resumed), and PLATEAU_DIR/phase_time.txt, the phase grid's, if there.
-PLATEAU_DIR ?= variants/plateau
-bless-plateau: env
-	$(MAKE) --no-print-directory bless-manifest MANIFEST=plateau RUN_DIR=$(PLATEAU_DIR)
-	$(BIN)/python scripts/benchmarks/plateau_cost.py --directory $(PLATEAU_DIR) --time $(sort $(wildcard $(PLATEAU_DIR)/time*.txt)) \
-		$(if $(wildcard $(PLATEAU_DIR)/phase_time.txt),--phase-time $(PLATEAU_DIR)/phase_time.txt) \
-		--write docs/measurements/plateau_run.md
+	$(BIN)/python -m replication.run_cost $(MANIFEST) $(RUN_DIR)
 
 # The suite in parallel (pytest-xdist): most tests wait on Snakemake subprocesses, so two workers
 # keep 2 cores busy; the smoke trees are built once and shared, under file locks (tests/conftest.py).

@@ -182,9 +182,10 @@ def load_equivalents() -> dict[str, dict]:
 
 
 def excluded_functions() -> dict[str, str]:
-    """Mangled function name (replication.io.x_atomic_path) -> why its mutants are left out."""
+    """Mangled function name (replication.io.x_atomic_path), or a whole module's name (the benchmarks
+    in the papers' parts), -> why its mutants are left out."""
     entries = tomllib.loads(EXCLUDED.read_text()).get("excluded", []) if EXCLUDED.exists() else []
-    return {entry["function"]: entry["reason"] for entry in entries}
+    return {entry.get("function") or entry["module"]: entry["reason"] for entry in entries}
 
 
 def shorten(what: str, width: int = 160) -> str:
@@ -199,7 +200,7 @@ def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]
     survivors, stale = [], []
     for name, status in sorted(results.items()):
         module = module_of(name)
-        if re.sub(r"__mutmut_\d+$", "", name) in excluded:
+        if re.sub(r"__mutmut_\d+$", "", name) in excluded or module in excluded:
             counts[module]["excluded"] += 1
             continue
         if status in ("not checked", "skipped", "check was interrupted by user"):
@@ -268,7 +269,8 @@ def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]
             f"{total['not run']} mutants were not run (a partial or interrupted run): the rates cover the rest.",
         ]
     if excluded:
-        lines += ["", f"Excluded functions ({EXCLUDED.relative_to(ROOT)}, with the reasons): " + ", ".join(excluded)]
+        where = f"{EXCLUDED.relative_to(ROOT)}, with the reasons"
+        lines += ["", f"Excluded functions and modules ({where}): " + ", ".join(excluded)]
     if stale:
         lines += ["", "Listed as equivalent but the mutation under that name changed (re-check): " + ", ".join(stale)]
     lines += ["", f"## Surviving mutants ({len(survivors)})", ""]

@@ -4,7 +4,7 @@ A training step frees and allocates the same few-megabyte buffers every time. gl
 the top of its heap back to the kernel once more than its trim threshold lies free there, so the next
 step takes those pages again as fresh page faults, which the kernel zero-fills: at the phase
 diagram's settings about a thousand faults and 2 ms of system time per step
-(`scripts/benchmarks/phase_diagram.py --heap`).
+(`python -m replication.papers.local_to_global.phase.cost --heap`).
 Fixed thresholds keep the freed memory in the heap. Only where memory comes from changes: torch
 aligns every buffer to 64 bytes either way, so the numbers are the same
 (`tests/core/test_compute.py`).

@@ -44,17 +44,38 @@ class Table:
 
 
 @dataclass(frozen=True)
+class RunCost:
+    """How a part measures the cost of the run its reference set was blessed from (``make bless-manifest``
+    runs it after the blessing): ``python -m <module> <arguments(run folder)> --write
+    docs/measurements/<report>``, from the project root. The module prints its lines and, given
+    ``--write``, writes them as the Markdown report the documentation includes."""
+
+    module: str  # a benchmark module of the part, run with python -m
+    report: str  # the file it writes under docs/measurements/
+    # Its options for the finished run in a folder (files found there, e.g. /usr/bin/time -v reports, may add some).
+    arguments: Callable[[Path], tuple[str, ...]] = field(compare=False)
+
+    def command(self, run_dir: Path, python: str) -> list[str]:
+        """The command line that measures the run in ``run_dir`` with the interpreter ``python``."""
+        report = f"docs/measurements/{self.report}"
+        return [python, "-m", self.module, *self.arguments(Path(run_dir)), "--write", report]
+
+
+@dataclass(frozen=True)
 class Part:
     """What one part of a paper makes, declared in the part's own package (``<paper>/<part>/__init__``)
     beside its rules, scripts and captions: its figures and tables (a bare caption name is a file of
     the part's ``report/``), its claims tables, and the manifest they all belong to. The paper gathers
-    its parts' (``Paper.parts``), so adding a figure to a part touches that part's folder only."""
+    its parts' (``Paper.parts``), so adding a figure to a part touches that part's folder only. A part
+    may also declare how the cost of its run is measured (``run_cost``, ``replication.run_cost``)."""
 
     package: str  # the subpackage's name in the paper's package ("phase")
     figures: tuple[Figure, ...] = ()
     tables: tuple[Table, ...] = ()
     claims: tuple[str, ...] = ()  # its claims tables (replication.claims format), in the manifest's report
     manifest: str = "all"  # as Figure.manifest; its figures and tables take it
+    # How its run's cost is measured once its manifest is blessed; None: not measured.
+    run_cost: RunCost | None = None
 
     def __post_init__(self):
         def own(item):

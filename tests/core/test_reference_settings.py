@@ -22,7 +22,7 @@ STALE = {
     "config": "plateau.* (escape, growth, hessian, points) changed since the set was blessed: "
     "re-blessed with make bless-config",
     "phase": "schema changes since the set was blessed (benign_overfitting.claims.*, phase.window, "
-    "transformer.claims.plateau, plateau.*): re-blessed with make bless-phase",
+    "transformer.claims.plateau, plateau.*): re-blessed with make bless-manifest MANIFEST=phase",
 }
 
 

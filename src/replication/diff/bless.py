@@ -16,6 +16,7 @@ from ..manifest import read_manifest
 from ..paths import FIGURES_ROOT, figure_key, figure_paths
 from ..perturbation import DEFAULT_ULPS
 from ..provenance import read_provenance, write_provenance
+from ..run_cost import declared_costs
 from .ensemble import run_ensemble, write_ensemble
 from .images import image_rms_between
 
@@ -134,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     args = blessing.parse_args(argv)
     try:
         members = parse_members(args.members)
+        declared_costs(args.manifest)  # a registered manifest, before anything runs
     except ValueError as error:
         blessing.error(str(error))
     ensemble = {}

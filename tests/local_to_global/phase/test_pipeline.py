@@ -100,7 +100,7 @@ def test_claims_rows_per_cell_with_verdicts(phase_smoke_run):
 
 
 def test_blessing_the_phase_run_takes_its_figures_claims_and_settings(phase_smoke_run, tmp_path):
-    """make bless-phase: the set holds the phase manifest's figures (PNG + CSV), its claims report,
+    """make bless-manifest MANIFEST=phase: the set holds the phase manifest's figures (PNG + CSV), its claims report,
     the settings record and the phase provenance, and nothing of the laptop set."""
     dest = tmp_path / "phase"
     assert bless(phase_smoke_run, dest, manifest="phase") == [

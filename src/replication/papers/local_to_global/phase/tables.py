@@ -35,7 +35,7 @@ def _tail(phase: PhaseSettings) -> int:
 def measure_runs(cells: dict[Cell, CellOutputs], phase: PhaseSettings) -> pd.DataFrame:
     """One row per run: the cell's columns, init, seed, steps run, ``run_measures`` and the structure
     of its final weights (``final_structure``). The runs' CPU seconds (in each cell's runs.csv, for
-    scripts/benchmarks/phase_diagram.py) stay out: what the figures and claims read is the same
+    phase.cost) stay out: what the figures and claims read is the same
     bytes on every rerun."""
     rows = []
     for cell, outputs in cells.items():

@@ -1,7 +1,7 @@
 """Benchmark: gradient flows of the canonical models, starts per second for 2-D and 3-D batches.
 
-    .venv/bin/python scripts/benchmarks/flow_basins.py
-    .venv/bin/python scripts/benchmarks/flow_basins.py --starts 1000 --sigmas 0.1 1 2
+    .venv/bin/python -m replication.papers.local_to_global.landscape.flow_cost
+    .venv/bin/python -m replication.papers.local_to_global.landscape.flow_cost --starts 1000 --sigmas 0.1 1 2
 
 A batch of starts is one ODE system (``integrate_flow``). The basins use the clocked field (same
 orbits and limits, Jacobian of order one) with an explicit solver; it is compared with the plain

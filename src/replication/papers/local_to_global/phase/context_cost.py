@@ -5,9 +5,9 @@ The attention's cost per iteration grows with B N^2 and the rest with B N, so a 
 the lever on the grid's cost; whether it keeps what the grid measures (the escape iteration, the
 closed fraction a run settles at) is what this measures, at cells with short and long plateaus.
 
-    .venv/bin/python scripts/benchmarks/phase_context.py [--cells 0.5,0.8 0.3,0.9]
+    .venv/bin/python -m replication.papers.local_to_global.phase.context_cost [--cells 0.5,0.8 0.3,0.9]
         [--sizes 1024x16 512x16 256x16 256x64] [--csv OUT.csv] [--write OUT.md]
-    .venv/bin/python scripts/benchmarks/phase_context.py --from A.csv B.csv --write OUT.md
+    .venv/bin/python -m replication.papers.local_to_global.phase.context_cost --from A.csv B.csv --write OUT.md
 
 Each (cell, N x B) trains every init and seed of the phase settings (config/config.yaml), with the
 grid's early stopping; per run: iterations, CPU-s (``resource.getrusage``), escape iteration and
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[2]
+COMMAND = "python -m replication.papers.local_to_global.phase.context_cost"
 COLUMNS = ["N", "B", "p", "q", "init", "seed", "steps", "cpu_s", "ms_per_iter", "escape", "final_closed"]
 
 
 def settings():
-    """The transformer's and the phase's settings of config/config.yaml (as phase_diagram.py reads them)."""
+    """The transformer's and the phase's settings of config/config.yaml (as phase.cost reads them)."""
     from replication.measurements import paper_settings
 
     settings = paper_settings("local_to_global", [])
@@ -129,12 +129,12 @@ def main() -> None:
         from replication.provenance import cpu_model
 
         header = (
-            "<!-- written by scripts/benchmarks/phase_context.py --write; do not edit -->\n"
+            f"<!-- written by {COMMAND} --write; do not edit -->\n"
             f"Measured on {time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs, "
             f"two runs side by side, with the phase settings (horizon {phase.horizon}, seeds "
             f"{', '.join(map(str, phase.seeds))}, early stopping); a median escape with + is a lower "
             "bound (half the seeds or more never escaped). Rows: "
-            f"`scripts/benchmarks/phase_context.py {' '.join(sys.argv[1:])}`.\n\n"
+            f"`{' '.join([COMMAND, *sys.argv[1:]])}`.\n\n"
         )
         write_text(header + table.to_markdown(index=False, disable_numparse=True) + "\n", args.write)
 

@@ -8,7 +8,8 @@ test loss (raw and as plotted, a centred moving average), and the stable statist
 comparison could use instead (plateau level, escape iteration, final loss). Also CPU time and
 the load average, since the machine may be shared.
 
-    .venv/bin/python scripts/benchmarks/ensemble_spread.py --steps 1000 --members 1 2 --isa avx2
+    .venv/bin/python -m replication.papers.local_to_global.transformer.ensemble_spread \\
+        --steps 1000 --members 1 2 --isa avx2
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from replication.paths import PROJECT_ROOT
 
 
 def worker(args) -> None:
@@ -38,8 +39,8 @@ def worker(args) -> None:
 
     torch.set_num_threads(1)
     config = validate_config(
-        yaml.safe_load((ROOT / "config" / "config.yaml").read_text()),
-        ROOT / "workflow" / "schemas" / "config.schema.yaml",
+        yaml.safe_load((PROJECT_ROOT / "config" / "config.yaml").read_text()),
+        PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml",
     )
     settings = transformer_settings(config["local_to_global"]).run(args.experiment)
     settings = dataclasses.replace(settings, steps=args.steps or settings.steps)
@@ -83,8 +84,8 @@ def main() -> int:
     from replication.config import validate_config
 
     config = validate_config(
-        yaml.safe_load((ROOT / "config" / "config.yaml").read_text()),
-        ROOT / "workflow" / "schemas" / "config.schema.yaml",
+        yaml.safe_load((PROJECT_ROOT / "config" / "config.yaml").read_text()),
+        PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml",
     )
     chain = config["local_to_global"]["transformer"]["experiments"][args.experiment]["chain"]
     smooth = config["local_to_global"]["transformer"]["fig4"]["smooth"]
@@ -97,7 +98,8 @@ def main() -> int:
             subprocess.run(
                 [
                     sys.executable,
-                    __file__,
+                    "-m",
+                    __spec__.name,  # this module, also when run with -m
                     "--worker",
                     "--out",
                     str(out),

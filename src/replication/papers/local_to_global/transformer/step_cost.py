@@ -11,7 +11,8 @@ backward's two, at the model's shapes, timed alone with torch.mm) and the iterat
 then peak memory, the bulk sampler against a per-position Python loop, and the machine's load. It
 prints numbers; it asserts nothing.
 
-    .venv/bin/python scripts/benchmarks/transformer_step.py [--threads 1 2] [--steps 40] [--repeats 3] [--device cpu]
+    .venv/bin/python -m replication.papers.local_to_global.transformer.step_cost [--threads 1 2] [--steps 40]
+        [--repeats 3] [--device cpu]
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import os
 import resource
 import statistics
 import time
-from pathlib import Path
 
 import torch
 import yaml
@@ -34,11 +34,12 @@ from replication.papers.local_to_global.transformer.fast_attention import BLOCK_
 from replication.papers.local_to_global.transformer.model import initialise
 from replication.papers.local_to_global.transformer.settings import transformer_settings
 from replication.papers.local_to_global.transformer.train import make_model, stream_seed, train
+from replication.paths import PROJECT_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 # The paper settings of Fig. 4, read from the project's config so the benchmark cannot drift.
 _CONFIG = validate_config(
-    yaml.safe_load((ROOT / "config" / "config.yaml").read_text()), ROOT / "workflow" / "schemas" / "config.schema.yaml"
+    yaml.safe_load((PROJECT_ROOT / "config" / "config.yaml").read_text()),
+    PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml",
 )
 SETTINGS = dataclasses.replace(transformer_settings(_CONFIG["local_to_global"]).run("fig4"), checkpoints=())
 CHAIN = SETTINGS.chain

@@ -1,8 +1,8 @@
 """Cost of the plateau analysis (figures/plateau) at the config's settings, measured on a few cells,
 and its projection to the full run. It prints numbers; it asserts nothing.
 
-    .venv/bin/python scripts/benchmarks/plateau_cost.py [--cells 0.5,0.8 0.8,0.5] [--seeds 1] [--configfile F]
-        [--write docs/measurements/plateau_cost.md] [--csv FILE] [--against float64 0.001]
+    .venv/bin/python -m replication.papers.local_to_global.plateau.cost [--cells 0.5,0.8 0.8,0.5] [--seeds 1]
+        [--configfile F] [--write docs/measurements/plateau_cost.md] [--csv FILE] [--against float64 0.001]
 
 Each cell's standard-init run is trained to the fixed points (``plateau.points``) as the points
 job does, then the Hessian job's work is done at every point. CPU seconds come from the kernel
@@ -11,7 +11,7 @@ point + per point x points, with one mid-plateau point per escaping run, assumed
 ``--csv`` writes the spectra measured (one row per point), e.g. for docs/measurements; ``--against``
 computes every point again at another precision and tolerance and prints the differences.
 
-    .venv/bin/python scripts/benchmarks/plateau_cost.py --directory DIR --time DIR/time.txt
+    .venv/bin/python -m replication.papers.local_to_global.plateau.cost --directory DIR --time DIR/time.txt
         [--phase-time DIR/phase_time.txt] [--write docs/measurements/plateau_run.md]
 
 instead reports a finished run of figures/plateau in the tree DIR: its total from the kernel (a
@@ -30,9 +30,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from replication.io import write_csv, write_text
 from replication.measurements import kernel_time, paper_settings, report_body, time_lines
 
-ROOT = Path(__file__).resolve().parents[2]
+COMMAND = "python -m replication.papers.local_to_global.plateau.cost"
 LINES: list[str] = []
 
 
@@ -46,7 +47,7 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", nargs="+", default=["0.5,0.8", "0.8,0.5", "0.7,0.6", "0.9,0.9"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[1])
@@ -69,13 +70,41 @@ def main() -> None:
         help="the run's /usr/bin/time -v report (with --directory); several for a run stopped and resumed",
     )
     parser.add_argument("--phase-time", type=Path, help="the phase grid's run's /usr/bin/time -v report")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    arguments = parser()
+    args = arguments.parse_args()
+    if args.directory is not None and not args.time:
+        arguments.error(f"--directory needs --time: the run's /usr/bin/time -v reports ({args.directory}/time*.txt)")
     if args.directory is not None:
         finished_run(args.directory, args.time, args.phase_time)
-        if args.write:
-            write(args.write, args.directory)
-        return
+    else:
+        measure(args)
+    if args.write:
+        write(args.write, args.directory)
 
+
+def say_spectra(p: float, q: float, spectra: pd.DataFrame) -> None:
+    """One line per point measured at (``p``, ``q``)."""
+    for r in spectra.itertuples():
+        mode = (
+            f"; AdamW's mode {r.mode_curvature:.3g} +- {r.mode_curvature_noise:.2g} ({r.mode_verdict}, tol "
+            f"{r.mode_tol:.3g})"
+            if "mode_curvature" in spectra
+            else ""
+        )
+        say(
+            f"({p:g}, {q:g}) seed {r.seed} iteration {r.step}: lambda_min {r.lambda_min:.3g}, held-out curvature "
+            f"{r.curvature:.3g} +- {r.curvature_noise:.2g} over {r.held_out_batches} batches ({r.verdict}, tol "
+            f"{r.tol:.2g}), canonical {r.canonical_curvature:.2g} ({r.canonical_verdict}){mode}, closed "
+            f"{r.closed:.2f}, gradient / noise {r.gradient_ratio:.3g}, {r.products} products"
+        )
+
+
+def measure(args) -> None:
+    """Each of ``args.cells`` trained to its points and its spectra computed, then the projection."""
     import torch
 
     from replication.compute import prepare_training_job
@@ -87,11 +116,10 @@ def main() -> None:
 
     prepare_training_job(1)
     settings = paper_settings("local_to_global", args.configfile)
-    transformer, phase = settings.transformer, settings.phase
-    plateau = plateau_config(args.configfile)
+    transformer, phase, plateau = settings.transformer, settings.phase, settings.plateau
     machine = f"torch {torch.__version__}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
     say(f"{machine}; points {list(plateau.points)}")
-    rows, train_cpu, train_steps, hessian_cpu, reference_cpu = [], 0.0, 0, 0.0, 0.0
+    rows, train_cpu, hessian_cpu, reference_cpu = [], 0.0, 0.0, 0.0
     for cell in args.cells:
         p, q = (float(v) for v in cell.split(","))
         cell = Cell.keyed(p, q)
@@ -100,7 +128,6 @@ def main() -> None:
         start = cpu_seconds()
         arrays = train_to_points(settings, points, progress=False)
         train_cpu += cpu_seconds() - start
-        train_steps += len(args.seeds) * max(plateau.points)
         start = cpu_seconds()
         spectra, _ = cell_spectra(points, arrays, cell.chain, settings, plateau.hessian)
         hessian_cpu += cpu_seconds() - start
@@ -111,21 +138,9 @@ def main() -> None:
             reference, _ = cell_spectra(points, arrays, cell.chain, settings, reference_hessian)
             reference_cpu += cpu_seconds() - start
             compare_spectra(spectra, reference, plateau.hessian, reference_hessian)
-        for r in spectra.itertuples():
-            mode = (
-                f"; AdamW's mode {r.mode_curvature:.3g} +- {r.mode_curvature_noise:.2g} ({r.mode_verdict}, tol "
-                f"{r.mode_tol:.3g})"
-                if "mode_curvature" in spectra
-                else ""
-            )
-            say(
-                f"({p:g}, {q:g}) seed {r.seed} iteration {r.step}: lambda_min {r.lambda_min:.3g}, held-out curvature "
-                f"{r.curvature:.3g} +- {r.curvature_noise:.2g} over {r.held_out_batches} batches ({r.verdict}, tol "
-                f"{r.tol:.2g}), canonical {r.canonical_curvature:.2g} ({r.canonical_verdict}){mode}, closed "
-                f"{r.closed:.2f}, gradient / noise {r.gradient_ratio:.3g}, {r.products} products"
-            )
+        say_spectra(p, q, spectra)
     spectra = pd.concat(rows, ignore_index=True)
-    per_step = train_cpu / train_steps
+    per_step = train_cpu / (len(args.cells) * len(args.seeds) * max(plateau.points))
     per_point = hessian_cpu / len(spectra)
     cells = len(plateau_cells(phase))
     runs = cells * len(phase.seeds)
@@ -143,9 +158,7 @@ def main() -> None:
         f"{points_per_run} points) = {projected:.0f} CPU-s ({projected / 3600:.2f} CPU-h), job start-ups aside"
     )
     if args.csv:
-        spectra.to_csv(args.csv, index=False)
-    if args.write:
-        write(args.write, None)
+        write_csv(spectra, args.csv, float_format=None)  # every digit, as pandas writes them
 
 
 GOAL_CPU_H = 2.5  # on top of the phase grid
@@ -197,9 +210,9 @@ def finished_run(directory: Path, time_files: list[Path], phase_time: Path | Non
 
 
 def write(path, directory: Path | None) -> None:
-    command, bullets = report_body("scripts/benchmarks/plateau_cost.py", LINES, directory)
+    command, bullets = report_body(COMMAND, LINES, directory)
     bullets = "\n".join(bullets)
-    Path(path).write_text(f"# Cost of the plateau analysis\n\nWritten by `{command}`.\n\n{bullets}\n")
+    write_text(f"# Cost of the plateau analysis\n\nWritten by `{command}`.\n\n{bullets}\n", path)
 
 
 def compare_spectra(spectra: pd.DataFrame, reference: pd.DataFrame, hessian, reference_hessian) -> None:
@@ -213,10 +226,6 @@ def compare_spectra(spectra: pd.DataFrame, reference: pd.DataFrame, hessian, ref
             f"{reference_hessian.tol:g} vs {hessian.dtype} tol {hessian.tol:g}: {gaps}; {same}; "
             f"{ref.products} vs {r.products} products"
         )
-
-
-def plateau_config(configfiles):
-    return paper_settings("local_to_global", configfiles).plateau
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Benchmark: the full Benign-overfitting grid (400 cells x 20000 steps) with the exact Gram trainer,
 and the cost of one gradient step against the direct d-dimensional form and the authors' form.
 
-    .venv/bin/python scripts/benchmarks/benign_grid.py            # full grid, 2 worker processes
-    .venv/bin/python scripts/benchmarks/benign_grid.py --steps 2000
+    .venv/bin/python -m replication.papers.benign_overfitting.grid_cost  # full grid, 2 worker processes
+    .venv/bin/python -m replication.papers.benign_overfitting.grid_cost --steps 2000
 
 The machine may be shared: the load average is printed next to the numbers.
 """
@@ -13,7 +13,6 @@ import argparse
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one BLAS thread per worker process
 
@@ -26,9 +25,10 @@ from replication.papers.benign_overfitting.data import head, sample_dataset  # n
 from replication.papers.benign_overfitting.grid import grid_cells, run_cells  # noqa: E402
 from replication.papers.benign_overfitting.settings import settings  # noqa: E402
 from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram  # noqa: E402
+from replication.paths import PROJECT_ROOT  # noqa: E402
 
 # The paper's settings are the schema's defaults; one seed per cell.
-_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+_SCHEMA = PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 PAPER = settings(validate_config({"benign_overfitting": {"grid": {"seeds": [1]}}}, _SCHEMA)["benign_overfitting"])
 
 
