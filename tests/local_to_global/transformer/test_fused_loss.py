@@ -14,8 +14,14 @@ import torch.nn.functional as F
 from helpers import small_run_settings
 from replication.papers.local_to_global.transformer import fused_loss as fused
 from replication.papers.local_to_global.transformer import model as model_module
-from replication.papers.local_to_global.transformer.model import INITS, MarkovTransformer, TransformerConfig
-from replication.papers.local_to_global.transformer.model import initialise, logits, loss
+from replication.papers.local_to_global.transformer.model import (
+    INITS,
+    MarkovTransformer,
+    TransformerConfig,
+    initialise,
+    logits,
+    loss,
+)
 from replication.papers.local_to_global.transformer.settings import run_settings
 from replication.papers.local_to_global.transformer.train import train
 

@@ -48,7 +48,7 @@ def _copy_columns(source, start, width, target, to_tile, accumulate):
                 target[k, column] = source[k, r]
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
 def _tile_forward(attended, tokens, positional, e, W_O, W_1, readout, width, zero, residual, hidden, logits):
     """One tile of positions (its columns): the residual stream x after the attention (d, width), the
     MLP's pre-activations W_1 x (4d, width) and the logits without the bias; ``readout`` is W_2^T e."""
@@ -77,7 +77,7 @@ def _tile_forward(attended, tokens, positional, e, W_O, W_1, readout, width, zer
             logits[r] += readout[h] * max(hidden[h, r], zero)
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
 def _tile_backward(attended, tokens, e, W_O, W_1, readout, width, zero, residual, hidden, dz, grads):
     """The gradients of one tile, given the logits' ``dz``: the weights' accumulated into ``grads``
     (e through x, e through the readout, W_O, W_1, W_2 through the readout); x's gradient (also the
@@ -127,7 +127,7 @@ def _tile_backward(attended, tokens, e, W_O, W_1, readout, width, zero, residual
                 attended[j, r] += weight * residual[k, r]
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
 def _loss_pass(attended, symbols, positional, e, W_O, W_1, readout, bias, scale, with_grad, grads, grad_b):
     """The mean loss over every position (float64 sum) of ``attended`` (d, B N) and ``symbols``
     (2, B N: tokens, targets); with ``with_grad`` also every gradient of the mean: the attention
