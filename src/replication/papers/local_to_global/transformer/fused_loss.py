@@ -25,7 +25,7 @@ import numba
 import numpy as np
 import torch
 
-TILE = 128  # positions per tile: the tile's hidden layer (4d x TILE) stays in the L1 cache
+TILE = 256  # positions per tile: its arrays stay in the core's caches (64 to 1024 measured, 256 fastest)
 # Reassociation and contraction only: NaN and infinity keep their IEEE meaning, so a diverging run
 # still reports a non-finite loss.
 _FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
