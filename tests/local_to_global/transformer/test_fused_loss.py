@@ -130,6 +130,7 @@ def test_a_perturbed_kernel_output_fails_the_comparison(monkeypatch, slot):
     assert error > RTOL, errors
 
 
+@pytest.mark.heavy
 def test_training_steps_give_the_losses_of_the_plain_forward(monkeypatch):
     settings = run_settings({**small_run_settings(), "attention": "fast", "steps": 24, "checkpoints": [24]})
     fused_run = train(settings, "standard", 1, progress=False)

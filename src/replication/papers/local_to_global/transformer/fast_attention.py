@@ -43,7 +43,8 @@ constant there. Sums are laid out (query symbol, value entry, batch column, posi
 positions contiguous, so that every per-row and per-query factor broadcasts along long rows and
 the choice of a query's symbol is a product with a 0/1 mask.
 On the CPU, a block's score gradient and its two products with d columns (the queries' and keys'
-gradients) are one numba pass over the block (``_score_gradients``), not two narrow GEMMs.
+gradients) are one numba pass over the block (``_score_gradients``), not two narrow GEMMs, and the
+per-query maps from the block sums to the output, and back, one numba pass each (attention_combine.py).
 """
 
 from __future__ import annotations
