@@ -43,7 +43,8 @@ constant there. Sums are laid out (query symbol, value entry, batch column, posi
 positions contiguous, so that every per-row and per-query factor broadcasts along long rows and
 the choice of a query's symbol is a product with a 0/1 mask.
 On the CPU, a block's score gradient and its two products with d columns (the queries' and keys'
-gradients) are one numba pass over the block (``_score_gradients``), not two narrow GEMMs.
+gradients) are one numba pass over the block (``_score_gradients``), not two narrow GEMMs, and the
+per-query maps from the block sums to the output, and back, one numba pass each (attention_combine.py).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ import math
 import numba
 import numpy as np
 import torch
+
+from .attention_combine import combine, combine_backward
 
 BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal triangle
 LOG_MAX_LIGHT_WEIGHT = math.log(2)  # keys of the light group weigh at most 2x the heavy group's
@@ -259,18 +262,13 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
     offset = light_weight.unsqueeze(1) * torch.addcmul(
         totals[:, :d], ((1 - group) * totals[:, d]).unsqueeze(1), shift.unsqueeze(1)
     )
-    heavy_sum, heavy_total = sums[:, :d, :batch], sums[:, d, :batch]  # (2, d, B, T), (2, B, T)
-    own = torch.stack((1 - is_one, is_one))  # (2, B, T): 1 in the slot of the query's own symbol
-    denominator = torch.addcmul((light_weight * totals[:, d]).unsqueeze(1), heavy_weight.unsqueeze(1), heavy_total)
     # Entries below the float range are lost; relative to a denominator above sqrt(tiny) they are
     # below N sqrt(tiny) (float32: 1e-16), so only smaller denominators fall back.
-    if bool(((denominator < math.sqrt(torch.finfo(dtype).tiny)) & own.bool()).any()):
+    out, scale = value.new_empty(d, batch, length), value.new_empty(2, batch, length)
+    light_total = light_weight * totals[:, d]  # c_a
+    operands = (sums, offset, mix, heavy_weight, light_total, is_one)
+    if combine(*(t.numpy() for t in operands), math.sqrt(torch.finfo(dtype).tiny), scale.numpy(), out.numpy()):
         raise ScoresOutOfRange
-    # own / denominator: the other symbol's slot is 0 (its denominator set to 1, never read)
-    scale = own.div_(torch.addcmul(1 - own, denominator, own))
-    numerator = torch.addcmul(offset.unsqueeze(2), mix.unsqueeze(2), heavy_total.unsqueeze(1))
-    numerator.addcmul_(heavy_sum, heavy_weight.view(2, 1, 1, length))
-    out = numerator.mul_(scale.unsqueeze(1)).sum(0)  # (d, B, T): exact, the other slot adds 0
     if keep:
         ctx.blocks, ctx.probabilities, ctx.rhs, ctx.masked = blocks, probabilities, rhs, masked
         ctx.sorted_rows = sorted_rows
@@ -282,23 +280,18 @@ def _attention_backward(ctx, grad_out):
     sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out = ctx.core
     batch, length = is_one.shape
     d = key.shape[1]
-    heavy_sum, heavy_total, totals = sums[:, :d, :batch], sums[:, d, :batch], sums[:, :, batch]
+    totals = sums[:, :, batch]
     heavy_weight = 1 - light_weight
     mix_weight = light_weight * (2 * group - 1)
     mix = mix_weight.unsqueeze(1) * shift.unsqueeze(1)
     # The gradient of the numerator is grad * scale: each query's in its own symbol's slot, 0 in the other.
-    grad = grad_out.permute(2, 0, 1).contiguous().unsqueeze(0)  # (1, d, B, T)
-    grad_denominator = -(grad * out).sum(1) * scale  # (2, B, T)
+    # combine_backward: the heavy sums' (batch columns) and, per row, those of (1 - lambda), c_a, a, c_v.
+    grad = grad_out.permute(2, 0, 1).contiguous()  # (d, B, T): a view of the fused loss's gradient
     grad_sums = grad_out.new_empty(2, d + 1, batch + 1, length)
-    torch.mul(grad, (scale * heavy_weight.unsqueeze(1)).unsqueeze(1), out=grad_sums[:, :d, :batch])
-    grad_sums[:, d, :batch] = torch.addcmul(
-        (grad * mix.unsqueeze(2)).sum(1) * scale, grad_denominator, heavy_weight.unsqueeze(1)
-    )
-    # Per row: the gradients of the coefficients (1 - lambda), a, c_v, c_a
-    grad_heavy_weight = ((grad * heavy_sum).sum(1) * scale + grad_denominator * heavy_total).sum(1)
-    grad_mix = (grad * (scale * heavy_total).unsqueeze(1)).sum(2)  # (2, d, T)
-    grad_offset = (grad * scale.unsqueeze(1)).sum(2)
-    grad_offset_total = grad_denominator.sum(1)  # (2, T)
+    row_grads, grad_mix, grad_offset = grad_out.new_zeros(2, 2, length), torch.zeros_like(mix), torch.zeros_like(mix)
+    arrays = (grad, out, scale, sums, heavy_weight, mix, grad_sums, row_grads, grad_mix, grad_offset)
+    combine_backward(*(t.numpy() for t in arrays))
+    grad_heavy_weight, grad_offset_total = row_grads.unbind(1)
     light_of_ones = light_weight * (1 - group)
     grad_offset_shift = (grad_offset * shift.unsqueeze(1)).sum(1)
     grad_sums[:, :d, batch] = light_weight.unsqueeze(1) * grad_offset

@@ -24,6 +24,7 @@ from torch import nn
 
 from . import ATTENTIONS, INITS  # listed once, in the config schema
 from .attention import Parameters, attend
+from .fused_loss import fused_loss
 
 
 @dataclass(frozen=True)
@@ -86,14 +87,24 @@ def logits(parameters: Parameters, tokens: torch.Tensor, attention: str) -> torc
     as ``MarkovTransformer.named_parameters``) for ``tokens`` in {0, 1} (B, T), through the attention
     path ``attention`` (attention.py)."""
     P = parameters
-    x = tokens.unsqueeze(-1).to(P["e"].dtype) * P["e"] + P["p"][: tokens.shape[-1]]
+    x = embed(P, tokens)
     x = x + attend(attention, tokens, x, P) @ P["W_O"].T
     x = x + F.relu(x @ P["W_1"].T) @ P["W_2"].T
     return x @ P["e"] + P["b"]
 
 
+def embed(parameters: Parameters, tokens: torch.Tensor) -> torch.Tensor:
+    """x_n = t_n e + p_n (B, T, d): the token and positional embeddings."""
+    return tokens.unsqueeze(-1).to(parameters["e"].dtype) * parameters["e"] + parameters["p"][: tokens.shape[-1]]
+
+
 def loss(parameters: Parameters, x: torch.Tensor, y: torch.Tensor, attention: str) -> torch.Tensor:
-    """Mean binary cross-entropy (nats) of the next-symbol predictions ``logits`` makes for ``y``."""
+    """Mean binary cross-entropy (nats) of the next-symbol predictions ``logits`` makes for ``y``.
+
+    With the fast attention on the CPU, the same function with everything after the attention fused
+    into one pass that also computes its gradients (fused_loss.py): an implementation detail."""
+    if attention == "fast" and x.device.type == "cpu":
+        return fused_loss(parameters, x, y, attend(attention, x, embed(parameters, x), parameters))
     return F.binary_cross_entropy_with_logits(logits(parameters, x, attention), y.to(parameters["e"].dtype))
 
 
