@@ -289,7 +289,7 @@ def test_the_written_backward_passes_gradcheck(monkeypatch, shift):
     assert key_offset.max() - key_offset.min() > 5  # key factors from 1 down to below e^-5
 
     def attention(*tensors):
-        return fast_attention._BinaryTokenAttention.apply(*tensors, tokens)
+        return fast_attention._BinaryTokenAttention.apply(*tensors, tokens, True)
 
     assert torch.autograd.gradcheck(attention, inputs, eps=1e-6, atol=1e-8)
 
@@ -325,3 +325,23 @@ def test_the_fused_score_gradients_equal_the_products_they_replace(dtype, tolera
     )  # fmt: skip
     assert torch.allclose(grad_queries, expected_queries, rtol=tolerance, atol=tolerance)
     assert torch.allclose(grad_key, expected_key, rtol=tolerance, atol=tolerance)
+
+
+def test_an_evaluation_without_gradients_keeps_nothing_for_a_backward(monkeypatch):
+    """Under torch.no_grad the N x N blocks are not kept (autograd's needs_input_grad still says True
+    there); a call that records gradients keeps them."""
+    fast, _ = _models("standard", sigma=0.1, seed=2, context=64)
+    tokens = torch.randint(0, 2, (3, 64), generator=torch.Generator().manual_seed(0))
+    kept = []
+    block_products = fast_attention._block_products
+
+    def spy(queries, key, rhs, blocks, keep):
+        kept.append(keep)
+        return block_products(queries, key, rhs, blocks, keep)
+
+    monkeypatch.setattr(fast_attention, "_block_products", spy)
+    with torch.no_grad():
+        evaluated = fast(tokens)
+    trained = fast(tokens)
+    assert kept == [False, True]
+    assert torch.equal(evaluated, trained.detach())

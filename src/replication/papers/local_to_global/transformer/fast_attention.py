@@ -185,7 +185,8 @@ class _BinaryTokenAttention(torch.autograd.Function):
     contiguous rows."""
 
     @staticmethod
-    def forward(ctx, e, p, W_Q, W_K, W_V, tokens):
+    def forward(ctx, e, p, W_Q, W_K, W_V, tokens, keep):
+        ctx.keep = keep  # what the backward needs is kept only for a call that records gradients
         queries, w, key, kappa, value, shift = _projections(e, p, W_Q, W_K, W_V)
         key_offset = key @ w  # c_i: the score change of key i for queries with symbol 1
         gamma = torch.exp(key_offset - key_offset.max())  # in (0, 1]; a constant shift cancels in softmax
@@ -216,7 +217,7 @@ class _BinaryTokenAttention(torch.autograd.Function):
         grad_W_K = (grad_key.T @ p).addr_(grad_kappa, e)
         grad_W_V = (grad_value.T @ p).addr_(grad_shift, e)
         grad_e = W_Q.T @ grad_w * scale + W_K.T @ grad_kappa + W_V.T @ grad_shift
-        return grad_e, grad_p, grad_W_Q, grad_W_K, grad_W_V, None
+        return grad_e, grad_p, grad_W_Q, grad_W_K, grad_W_V, None, None
 
 
 def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
@@ -242,7 +243,7 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
         torch.mul(masked[h1], gamma, out=matrix[1])
         rhs[group_pair] = matrix.view(-1, length)
     sorted_queries = queries.index_select(0, order)
-    keep = ctx.keep = any(ctx.needs_input_grad)  # False for an evaluation without gradients: save nothing
+    keep = ctx.keep
     sums, probabilities = _block_products(sorted_queries, key, rhs, blocks, keep)
     sorted_rows = len(pairs) > 1
     rank = torch.empty_like(order).index_copy_(0, order, torch.arange(length, device=order.device))
@@ -337,6 +338,8 @@ def binary_token_attention(
 ) -> torch.Tensor | None:
     """softmax(q k^T / sqrt d, causal) v of shape (B, T, d) for tokens (B, T) in {0, 1}; None on underflow."""
     try:
-        return _BinaryTokenAttention.apply(e, p[: tokens.shape[1]], W_Q, W_K, W_V, tokens.long())
+        # Under torch.no_grad (an evaluation) ctx.needs_input_grad still says True: ask the grad mode.
+        keep = torch.is_grad_enabled() and any(t.requires_grad for t in (e, p, W_Q, W_K, W_V))
+        return _BinaryTokenAttention.apply(e, p[: tokens.shape[1]], W_Q, W_K, W_V, tokens.long(), keep)
     except ScoresOutOfRange:
         return None
