@@ -51,6 +51,18 @@ def pytest_configure(config):
         config.option.maxfail = 1
 
 
+def longest_first(items: list) -> list:
+    """The longest tests first, so that parallel workers finish together: the pipeline end to end
+    (marked slow), then every other test that runs Snakemake, then the rest. The slow tests take
+    every second place: `make test` gives each worker two tests to start with and then one at a time
+    (--maxschedchunk 1), so the first slow tests start at once, one on each worker."""
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    pipeline = [item for item in items if item.get_closest_marker("pipeline") and item not in slow]
+    others = pipeline + [item for item in items if item not in slow and item not in pipeline]
+    interleaved = [item for pair in zip(slow, others) for item in pair]
+    return interleaved + slow[len(others) :] + others[len(slow) :]
+
+
 def pytest_collection_modifyitems(config, items):
     """Pipeline tests (marked where they are written) get the long time limit; a test that asks for
     a pipeline fixture without the marker is an error; under mutation testing, a mutant runs only
@@ -65,9 +77,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("pipeline") and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(PIPELINE_TIMEOUT_S))
-    # The longest tests first, so that parallel workers (make test, which hands tests out one at a
-    # time) finish together: the pipeline end to end (slow), then every other test that runs Snakemake.
-    items.sort(key=lambda item: (item.get_closest_marker("slow") is None, item.get_closest_marker("pipeline") is None))
+    items[:] = longest_first(items)
     files = mutation_test_files(os.environ.get("MUTANT_UNDER_TEST", ""))
     if files is not None:
         kept = [item for item in items if item.path.relative_to(TESTS).as_posix() in files]
