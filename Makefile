@@ -107,9 +107,11 @@ bless-manifest: env
 
 # The suite in parallel (pytest-xdist): most tests wait on Snakemake subprocesses, so two workers
 # keep 2 cores busy; the smoke trees are built once and shared, under file locks (tests/conftest.py).
+# Tests are handed out one at a time, in the order tests/conftest.py sets (the pipeline tests first):
+# xdist's default sends runs of consecutive tests, which piled the pipeline tests onto one worker.
 TEST_WORKERS ?= 2
 test: env
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 1
 
 # Mutation testing of src/replication/ against the fast tests (tens of minutes on 2 cores);
 # writes results/mutation/report.md. MUTATION_JOBS=N runs N mutants side by side (default: the cores);

@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from helpers import PIPELINE_TIMEOUT_S, ROOT, kill_mid_job_and_resume, run_snakemake, starts_the_pipeline
+from helpers import (
+    PIPELINE_TIMEOUT_S,
+    ROOT,
+    install_wheel,
+    kill_mid_job_and_resume,
+    run_snakemake,
+    starts_the_pipeline,
+)
 
 TESTS = ROOT / "tests"
 # Fixtures that run the pipeline: a test that asks for one is a pipeline test.
@@ -44,6 +51,18 @@ def pytest_configure(config):
         config.option.maxfail = 1
 
 
+def longest_first(items: list) -> list:
+    """The longest tests first, so that parallel workers finish together: the pipeline end to end
+    (marked slow), then every other test that runs Snakemake, then the rest. The slow tests take
+    every second place: `make test` gives each worker two tests to start with and then one at a time
+    (--maxschedchunk 1), so the first slow tests start at once, one on each worker."""
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    pipeline = [item for item in items if item.get_closest_marker("pipeline") and item not in slow]
+    others = pipeline + [item for item in items if item not in slow and item not in pipeline]
+    interleaved = [item for pair in zip(slow, others) for item in pair]
+    return interleaved + slow[len(others) :] + others[len(slow) :]
+
+
 def pytest_collection_modifyitems(config, items):
     """Pipeline tests (marked where they are written) get the long time limit; a test that asks for
     a pipeline fixture without the marker is an error; under mutation testing, a mutant runs only
@@ -58,8 +77,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("pipeline") and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(PIPELINE_TIMEOUT_S))
-    # The longest tests first, so that parallel workers (make test) finish together.
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    items[:] = longest_first(items)
     files = mutation_test_files(os.environ.get("MUTANT_UNDER_TEST", ""))
     if files is not None:
         kept = [item for item in items if item.path.relative_to(TESTS).as_posix() in files]
@@ -153,10 +171,20 @@ def plateau_smoke_run(tmp_path_factory, phase_smoke_run):
 
 
 @pytest.fixture(scope="session")
-def resumed_smoke_run(tmp_path_factory):
-    """A second smoke run from clean, killed mid-job with SIGKILL and finished by the same command
-    (tests/workflow/test_crash_recovery.py checks the recovery, tests/workflow/test_determinism.py the bytes)."""
-    return shared_tree(tmp_path_factory, "resumed", lambda workdir: kill_mid_job_and_resume(workdir / "run"))
+def installed_package(tmp_path_factory):
+    """The wheel of a copy of the checkout, installed into a folder of its own; the copy has no src/."""
+    return shared_tree(tmp_path_factory, "installed", install_wheel)
+
+
+@pytest.fixture(scope="session")
+def resumed_smoke_run(tmp_path_factory, installed_package):
+    """A second smoke run from clean, by the installed package: `make figures` typed in the copy
+    without src/, killed mid-job with SIGKILL and finished by the same command. One build for three
+    tests: tests/workflow/test_crash_recovery.py checks the recovery, test_install.py that the
+    installed package built the smoke pipeline, test_determinism.py the bytes."""
+    return shared_tree(
+        tmp_path_factory, "resumed", lambda workdir: kill_mid_job_and_resume(workdir / "run", installed_package)
+    )
 
 
 @pytest.fixture

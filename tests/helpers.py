@@ -250,13 +250,48 @@ def draw(pdf, colour="C0", scale=1.0, size=(3, 2)):
 SMOKE_MAKE = ["CONFIG=config/smoke.yaml", "CORES=2"]
 
 
-def make_figures(workdir: Path, **kwargs) -> subprocess.Popen:
-    """The README command, with its outputs in ``workdir``."""
+@dataclass(frozen=True)
+class InstalledPackage:
+    """A plain (not editable) install: the wheel of a copy of the checkout, installed into a folder of
+    its own, and that copy without src/, so that only the installed package can be imported there."""
+
+    clone: Path  # the checkout's tracked files but src/
+    site: Path  # the folder the wheel was installed into
+    wheel: Path
+
+    def environment(self) -> dict[str, str]:
+        """The environment of a command typed in the clone: the installed package first on the path."""
+        return {**os.environ, "PYTHONPATH": str(self.site)}
+
+
+def install_wheel(folder: Path) -> InstalledPackage:
+    """Build the wheel of a fresh copy of the checkout and install it (no dependencies, nothing
+    fetched: the locked setuptools builds it without isolation), all under ``folder``."""
+    clone, dist, site = (folder / name for name in ("clone", "dist", "site"))
+    tracked_copy(clone)
+    pip = [sys.executable, "-m", "pip"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", dist, clone], check=True, capture_output=True
+    )
+    (wheel,) = dist.glob("replication-*.whl")
+    subprocess.run([*pip, "install", "--no-deps", "--target", site, wheel], check=True, capture_output=True)
+    shutil.rmtree(clone / "src")
+    return InstalledPackage(clone, site, wheel)
+
+
+def make_figures(workdir: Path, installed: InstalledPackage | None = None, **kwargs) -> subprocess.Popen:
+    """The README command, with its outputs in ``workdir``: in this checkout, or typed in the
+    clone of ``installed``, which runs the installed package."""
+    if installed is None:
+        command, place = ["make", "--no-print-directory", "-C", str(ROOT), "figures"], {}
+    else:
+        command, place = make_words("figures"), {"cwd": installed.clone, "env": installed.environment()}
     return subprocess.Popen(
-        ["make", "--no-print-directory", "-C", str(ROOT), "figures", *SMOKE_MAKE, f"WORKDIR={workdir}"],
+        [*command, *SMOKE_MAKE, f"WORKDIR={workdir}"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        **place,
         **kwargs,
     )
 
@@ -325,8 +360,10 @@ class ResumedRun:
     output: str  # of the second run
 
 
-def kill_mid_job_and_resume(workdir: Path) -> ResumedRun:
-    first = make_figures(workdir, start_new_session=True)
+def kill_mid_job_and_resume(workdir: Path, installed: InstalledPackage | None = None) -> ResumedRun:
+    """`make figures` at smoke settings from clean (in the clone of ``installed`` when given), killed
+    with SIGKILL once some job has finished, then the same command again."""
+    first = make_figures(workdir, installed, start_new_session=True)
     deadline = time.monotonic() + 900
     # Kill once some job has finished and another is being written: a run caught mid-job.
     while time.monotonic() < deadline and first.poll() is None:
@@ -342,7 +379,7 @@ def kill_mid_job_and_resume(workdir: Path) -> ResumedRun:
     before = snapshot(workdir)
     locks = workdir / ".snakemake" / "locks"
     locks_left = locks.is_dir() and any(locks.iterdir())
-    second = make_figures(workdir)
+    second = make_figures(workdir, installed)
     output, _ = second.communicate(timeout=1800)
     return ResumedRun(workdir, interrupted, before, locks_left, second.returncode, output)
 

@@ -17,6 +17,8 @@ from replication.io import TEMPORARY_GLOB
 # Every test here runs Snakemake (or asks for a fixture that does).
 pytestmark = pytest.mark.pipeline
 
+
+@pytest.mark.slow  # the second smoke build from clean (the installed wheel's), killed and resumed
 def test_sigkill_mid_job_then_the_same_command_finishes(resumed_smoke_run, smoke_run):
     run = resumed_smoke_run
     assert run.interrupted and run.before

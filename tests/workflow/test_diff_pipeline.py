@@ -98,6 +98,7 @@ def loosest_column(reference_csv, envelopes: dict) -> str:
     return max(candidates, key=lambda c: envelopes.get(c, 0.0) / scale[c])
 
 
+@pytest.mark.slow  # every computing rule of the smoke pipeline rebuilt
 def test_another_machines_kernels_pass_and_a_five_percent_change_fails(smoke_run, tmp_path):
     """The smoke tree's computing rules rebuilt under another machine's kernels: every figure within
     tolerance of figures/reference/smoke (the largest margin printed); then the same tree against the
