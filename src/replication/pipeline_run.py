@@ -110,11 +110,12 @@ def write_through(stream, data: bytes) -> None:
         stream.write(data.decode(errors="replace"))
 
 
-def relay(child: subprocess.Popen, interrupted: list) -> bytes:
+def relay(child: subprocess.Popen, interrupted: list) -> tuple[bytes, bool]:
     """Copy the child's stdout and stderr onto ours as they come, until both close; once
-    ``interrupted`` holds anything, hold what follows back instead, and return it."""
+    ``interrupted`` holds anything, hold what follows back instead. Returns what was held, and
+    whether the terminal was left inside a line (a line cut by the interrupt)."""
     streams = {child.stdout.fileno(): sys.stdout, child.stderr.fileno(): sys.stderr}
-    held, idle_since = bytearray(), None
+    held, idle_since, open_line = bytearray(), None, False
     with selectors.DefaultSelector() as selector:
         for fd in streams:
             selector.register(fd, selectors.EVENT_READ)
@@ -132,7 +133,8 @@ def relay(child: subprocess.Popen, interrupted: list) -> bytes:
                     held += data
                 else:
                     write_through(streams[key.fd], data)
-    return bytes(held)
+                    open_line = not data.endswith(b"\n")
+    return bytes(held), open_line
 
 
 def run_log(workdir: Path, started: float) -> Path | None:
@@ -162,7 +164,7 @@ def run_relayed(command: list[str], lock: int, workdir: Path, resume: str, inter
         # A plain `kill` of this process reaches Snakemake, which stops its jobs (they have the lock).
         signal.signal(signal.SIGTERM, lambda number, _: child.send_signal(number))
         with child:
-            held = relay(child, interrupted)
+            held, open_line = relay(child, interrupted)
             code = child.wait()
     finally:
         signal.signal(signal.SIGINT, previous[0])
@@ -175,7 +177,8 @@ def run_relayed(command: list[str], lock: int, workdir: Path, resume: str, inter
     if log is not None and held:
         with open(log, "ab") as kept:
             kept.write(b"\n# What Snakemake printed after Ctrl-C (held back from the terminal):\n" + held)
-    print(stopped_line(resume, log), file=sys.stderr, flush=True)
+    # On a line of its own, also when the interrupt cut the line before it short.
+    print("\n" * open_line + stopped_line(resume, log), file=sys.stderr, flush=True)
     return interrupt_status
 
 

@@ -316,6 +316,23 @@ def test_ctrl_c_ends_with_one_line_naming_the_command_that_resumes(tmp_path, cap
 
 
 @pytest.mark.timeout(60)
+def test_the_resume_line_starts_a_line_of_its_own_after_a_line_the_interrupt_cut(tmp_path, capfd, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cut = FAKE_SNAKEMAKE.replace(
+        'Path("started")', 'print("3 of 39 steps (8%) do", end="", file=sys.stderr, flush=True)\nPath("started")'
+    )
+    lock = take_run_lock(tmp_path)
+    sender = interrupt_when_started(tmp_path)
+    pipeline_run.run_relayed([sys.executable, "-c", cut], lock, tmp_path, "make figures", 0)
+    sender.join()
+    _, err = capfd.readouterr()
+    lines = err.splitlines()
+    assert lines[0] == "3 of 39 steps (8%) do"  # as it came, then the resume line below it
+    assert lines[1].startswith("Stopped: the finished jobs are kept; run the same command to resume: make figures")
+    assert len(lines) == 2
+
+
+@pytest.mark.timeout(60)
 def test_a_run_that_ends_by_itself_passes_its_output_and_status_through(tmp_path, capfd):
     script = "import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)"
     lock = take_run_lock(tmp_path)
