@@ -3,9 +3,10 @@
 mutmut (configured in pyproject.toml, [tool.mutmut]) mutates every module of src/replication/
 except the figure-drawing ones, records which fast tests run each function, and runs each mutant
 against those tests only. This script starts a fresh run (so the numbers reflect the current
-tests) and writes results/mutation/report.md: the kill rate per module and overall, and every
-surviving mutant with its file, line and diff. Mutants listed in scripts/mutation_equivalents.toml
-(no input can tell them from the original; the reason is written there) are left out of the rates.
+tests) and writes results/mutation/report.md: the kill rate per module, per package (the core, each
+paper and each part of one) and overall, and every surviving mutant with its file, line and diff.
+Mutants listed in scripts/mutation_equivalents.toml (no input can tell them from the original; the
+reason is written there) are left out of the rates; entries that no longer fit are listed.
 
     python scripts/mutation.py                 # fresh run, then the report
     python scripts/mutation.py --survivors     # rerun only the last run's survivors (after new tests)
@@ -43,6 +44,8 @@ DETECTED = {"killed", "timeout", "segfault", "caught by type check"}
 # torch's OpenMP pool exists can block forever and be counted as a timeout, i.e. a false kill.
 SINGLE_THREADED = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 RESULT_LINE = re.compile(r"^\s*(\S+): (.+)$")
+# The rates of every module outside papers/ together (the papers' packages are named by their modules).
+CORE = "core (src/replication/ outside papers/)"
 
 
 def timed(command: list[str], what: str) -> None:
@@ -193,7 +196,9 @@ def shorten(what: str, width: int = 160) -> str:
     return what if len(what) <= width else what[: width - 25].rsplit(" ", 1)[0] + f" ... ({len(what.split())} names)"
 
 
-def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]) -> str:
+def judge(results: dict[str, str]) -> tuple[dict[str, Counter], list[tuple[str, str, str]], list[str]]:
+    """Per module: mutants run, killed (timeouts among them), equivalent, surviving, not run, excluded;
+    the survivors (name, status, diff); the equivalents whose name now points at another mutation."""
     equivalents = load_equivalents()
     excluded = excluded_functions()
     counts: dict[str, Counter] = defaultdict(Counter)
@@ -217,67 +222,108 @@ def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]
             counts[module]["equivalent"] += 1
             continue
         if entry is not None:
-            stale.append(name)  # the name now points at another mutation
+            stale.append(name)
         counts[module]["survived"] += 1
         survivors.append((name, status, diff))
+    return counts, survivors, stale
 
-    def rate(c: Counter) -> float:
-        judged = c["mutants"] - c["equivalent"]
-        return c["killed"] / judged if judged else 1.0
 
+def rate(c: Counter) -> float | None:
+    """Killed share of the mutants run that are not equivalent; None when there are none."""
+    judged = c["mutants"] - c["equivalent"]
+    return c["killed"] / judged if judged else None
+
+
+def packages_of(module: str) -> list[str]:
+    """The packages whose rates a module counts towards: the core (every module outside papers/), or
+    its paper (replication.papers.<paper>) and, in a subpackage of the paper, that part too."""
+    parts = module.split(".")
+    if parts[1:2] != ["papers"]:
+        return [CORE]
+    groups = [".".join(parts[:3])]
+    if len(parts) > 3 and (ROOT / "src" / Path(*parts[:4])).is_dir():
+        groups.append(".".join(parts[:4]))
+    return groups
+
+
+def rate_table(first_column: str, counts: dict[str, Counter], with_total: bool) -> list[str]:
+    """A Markdown table of the counts and kill rate of each key of ``counts`` (and of all of them)."""
+    columns = ("mutants run", "killed", "timeout", "equivalent", "surviving", "kill rate", "not run", "excluded")
+    rows = sorted(counts.items()) + ([("**all**", sum(counts.values(), Counter()))] if with_total else [])
+    lines = [f"| {first_column} | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    for name, c in rows:
+        shown = "-" if rate(c) is None else f"{rate(c):.1%}"
+        cells = [c["mutants"], c["killed"], c["timeout"], c["equivalent"], c["survived"], shown]
+        lines.append(f"| {name} | " + " | ".join(map(str, cells + [c["not run"], c["excluded"]])) + " |")
+    return lines
+
+
+def time_lines(times: list[tuple[str, int, int, str]]) -> list[str]:
+    """The run time, in total and per mutmut invocation."""
+    if not times:
+        return []
+    wall, cpu = sum(t[1] for t in times), sum(t[2] for t in times)
+    return [
+        f"Run time: {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU (mutmut and its workers) on "
+        f"{os.cpu_count()} cores, in {len(times)} invocation(s):",
+        "",
+        "| invocation | wall s | CPU s | load average at the end (1 / 5 / 15 min) |",
+        "|---|---:|---:|---|",
+        *(f"| {shorten(what)} | {w} | {c} | {load} |" for what, w, c, load in times),
+        "",
+    ]
+
+
+def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]) -> str:
+    counts, survivors, stale = judge(results)
     total = sum(counts.values(), Counter())
-    lines = ["# Mutation testing report", ""]
-    lines.append(f"Tool: mutmut (pyproject.toml [tool.mutmut]); equivalent mutants: {EQUIVALENTS.relative_to(ROOT)}.")
-    lines += [
+    if not total["mutants"]:
+        raise SystemExit("no mutant was run: mutmut stopped before the mutants (its output above says why)")
+    packages: dict[str, Counter] = defaultdict(Counter)
+    for module, c in counts.items():
+        for package in packages_of(module):
+            packages[package] += c
+    rated = {module: rate(c) for module, c in counts.items() if rate(c) is not None}
+    lowest = min(rated, key=rated.get)
+    lines = [
+        "# Mutation testing report",
+        "",
+        f"Tool: mutmut (pyproject.toml [tool.mutmut]); equivalent mutants: {EQUIVALENTS.relative_to(ROOT)}.",
         "",
         f"**Overall kill rate: {rate(total):.1%}** ({total['killed']} killed, {total['timeout']} of them by a "
         f"timeout, of {total['mutants'] - total['equivalent']} mutants; {total['equivalent']} equivalent left out; "
-        f"{total['survived']} surviving)",
+        f"{total['survived']} surviving); lowest module: {lowest}, {rated[lowest]:.1%}.",
         "",
-    ]
-    if times:
-        wall, cpu = sum(t[1] for t in times), sum(t[2] for t in times)
-        lines += [
-            f"Run time: {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU (mutmut and its workers) on "
-            f"{os.cpu_count()} cores, in {len(times)} invocation(s):",
-            "",
-            "| invocation | wall s | CPU s | load average at the end (1 / 5 / 15 min) |",
-            "|---|---:|---:|---|",
-        ]
-        lines += [f"| {shorten(what)} | {w} | {c} | {load} |" for what, w, c, load in times]
-        lines.append("")
-    lines += [
+        *time_lines(times),
         "Killed includes timeouts (a mutant that makes a test hang is detected).",
         "",
-        "| module | mutants run | killed | timeout | equivalent | surviving | kill rate | not run | excluded |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"Per package ({CORE}; each paper, and each part of a paper by itself):",
+        "",
+        *rate_table("package", packages, with_total=False),
+        "",
+        "Per module:",
+        "",
+        *rate_table("module", counts, with_total=True),
     ]
-    for module in sorted(counts):
-        c = counts[module]
-        shown = f"{rate(c):.1%}" if c["mutants"] else "-"
-        lines.append(
-            f"| {module} | {c['mutants']} | {c['killed']} | {c['timeout']} | {c['equivalent']} | {c['survived']} "
-            f"| {shown} | {c['not run']} | {c['excluded']} |"
-        )
-    lines.append(
-        f"| **all** | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['equivalent']} "
-        f"| {total['survived']} | {rate(total):.1%} | {total['not run']} | {total['excluded']} |"
-    )
     if total["not run"]:
         lines += [
             "",
             f"{total['not run']} mutants were not run (a partial or interrupted run): the rates cover the rest.",
         ]
-    if excluded:
-        where = f"{EXCLUDED.relative_to(ROOT)}, with the reasons"
-        lines += ["", f"Excluded functions and modules ({where}): " + ", ".join(excluded)]
+    if excluded := excluded_functions():
+        lines += [
+            "",
+            f"Excluded functions and modules ({EXCLUDED.relative_to(ROOT)}, with the reasons): " + ", ".join(excluded),
+        ]
     if stale:
         lines += ["", "Listed as equivalent but the mutation under that name changed (re-check): " + ", ".join(stale)]
+    listed = {name: results.get(name, "no such mutant") for name in load_equivalents()}
+    if wrong := [f"{name} ({status})" for name, status in listed.items() if status in DETECTED | {"no such mutant"}]:
+        lines += ["", "Listed as equivalent but killed or gone (remove or re-key): " + ", ".join(wrong)]
     lines += ["", f"## Surviving mutants ({len(survivors)})", ""]
     for name, status, diff in survivors:
         path = source_path(module_of(name)).relative_to(ROOT)
-        line = changed_line(name, diff)
-        lines += [f"### {name} ({status})", "", f"{path}:{line}", "", "```diff", diff, "```", ""]
+        lines += [f"### {name} ({status})", "", f"{path}:{changed_line(name, diff)}", "", "```diff", diff, "```", ""]
     return "\n".join(lines) + "\n"
 
 

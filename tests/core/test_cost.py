@@ -70,6 +70,15 @@ def test_the_cost_line():
         "2 jobs; no measured cost at paper settings"
     )
     assert cost_line({}, costs, "smoke", source) == "0 jobs: nothing to run, every output is up to date"
+    # Ten CPU-minutes exactly, and two rules never measured, named in order.
+    assert cost_line({"c": 1, "a": 2, "b": 1}, {"a": 300.0}, "paper", "m.json") == (
+        "4 jobs, about 10.0 CPU-min from measurements (m.json, paper settings); "
+        "2 jobs of rules never measured there not counted: b, c"
+    )
+    assert cost_line({"b": 1}, {"a": 300.0}, "paper", "m.json") == (
+        "1 jobs; no measured cost at paper settings (m.json has none of their rules): "
+        "scripts/benchmarks/build_times.py measures the builds"
+    )
 
 
 @pytest.mark.pipeline

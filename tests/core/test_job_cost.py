@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -81,3 +82,37 @@ def test_job_costs_reads_finished_jobs_only(tmp_path):
 )
 def test_other_lines_are_no_cost_lines(line):
     assert job_cost.parse(line) is None
+
+
+# The job scripts above run in a child process; these check the same two steps in this process,
+# where mutation testing sees them.
+@pytest.mark.parametrize(
+    ("namespace", "rule"),
+    [
+        ({"snakemake": SimpleNamespace(rule="busy_rule")}, "busy_rule"),
+        ({"snakemake": SimpleNamespace(rule="")}, None),
+        ({"snakemake": SimpleNamespace(rule=3)}, None),
+        ({"snakemake": SimpleNamespace()}, None),
+        ({}, None),
+    ],
+)
+def test_the_rule_is_read_from_the_snakemake_object_of_the_main_module(monkeypatch, namespace, rule):
+    main = ModuleType("__main__")
+    main.__dict__.update(namespace)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert job_cost.snakemake_rule() == rule
+
+
+@pytest.mark.parametrize("in_snakemake", [True, False])
+def test_the_cost_line_is_registered_once_and_only_in_a_job(monkeypatch, in_snakemake):
+    main = ModuleType("__main__")
+    if in_snakemake:
+        main.snakemake = SimpleNamespace(rule="busy_rule")
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    monkeypatch.setattr(job_cost, "_registered", False)
+    registered = []
+    monkeypatch.setattr(job_cost.atexit, "register", lambda *call: registered.append(call))
+    job_cost.record_at_exit()
+    job_cost.record_at_exit()
+    assert registered == ([(job_cost._write_cost_line, "busy_rule")] if in_snakemake else [])
+    assert job_cost._registered is in_snakemake

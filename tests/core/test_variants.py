@@ -457,6 +457,10 @@ def test_a_verdict_change_inside_one_sides_seed_range_is_within_seed_spread():
     overlapping = {"n_runs": 2, "holds_fraction": 0.0, "reason": "per seed 0.70, 0.96"}
     assert claim_seed_columns(overlapping, b)["seed_noise"] == WITHIN
     assert claim_seed_columns({**agreed, "n_runs": 1}, b)["seed_noise"] == UNKNOWN
+    # Ranges that share one end value overlap, from either side.
+    touching = {"n_runs": 2, "holds_fraction": 0.0, "reason": "per seed 0.70, 0.959"}
+    assert claim_seed_columns(touching, b)["seed_noise"] == WITHIN
+    assert claim_seed_columns({**b, "holds_fraction": 0.0}, {**touching, "holds_fraction": 1.0})["seed_noise"] == WITHIN
 
 
 def test_make_compare_shows_the_seed_spread_of_claims_and_figures(tmp_path, capsys):
