@@ -13,6 +13,7 @@ which names the rule); a library call of ``log_to`` elsewhere leaves its log as 
 from __future__ import annotations
 
 import atexit
+import os
 import re
 import resource
 import sys
@@ -20,7 +21,6 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import psutil
 
 PREFIX = "job cost (kernel):"
 FIELDS = ("cpu_s", "user_s", "system_s", "wall_s", "max_rss_mb")
@@ -36,11 +36,20 @@ def snakemake_rule() -> str | None:
     return rule if isinstance(rule, str) and rule else None
 
 
+def seconds_since_start() -> float:
+    """Wall seconds since this process started, both ends counted from boot (the process's start in
+    clock ticks, /proc/self/stat, and CLOCK_BOOTTIME): to the tick, where a start time in epoch
+    seconds would carry the boot time's whole-second rounding."""
+    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of stat(5), after pid and name
+    return time.clock_gettime(time.CLOCK_BOOTTIME) - started
+
+
 def cost_line(rule: str) -> str:
     """This process's cost so far, with its waited-for children's, as the log's last line."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     user, system = own.ru_utime + children.ru_utime, own.ru_stime + children.ru_stime
-    wall = time.time() - psutil.Process().create_time()
+    wall = seconds_since_start()
     peak_mb = max(own.ru_maxrss, children.ru_maxrss) / 1024  # Linux counts ru_maxrss in KiB
     values = (user + system, user, system, wall, peak_mb)
     return f"{PREFIX} rule={rule} " + " ".join(f"{name}={value:.2f}" for name, value in zip(FIELDS, values))
