@@ -47,7 +47,8 @@ def test_a_jobs_log_ends_with_the_kernels_count_of_its_cost(tmp_path):
     # The job counts itself just before it exits; the parent counts the whole process after it.
     assert 0.6 <= cost["cpu_s"] <= parent_cpu <= cost["cpu_s"] + 0.5
     assert cost["cpu_s"] == pytest.approx(cost["user_s"] + cost["system_s"], abs=0.02)
-    assert cost["cpu_s"] - 0.05 <= cost["wall_s"] <= parent_wall + 0.05
+    # CPU may exceed wall (the imports' threads): the wall is bounded by the parent's count only.
+    assert 0.1 < cost["wall_s"] <= parent_wall + 0.05
     assert 10 < cost["max_rss_mb"] < 4000
 
 
