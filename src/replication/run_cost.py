@@ -18,13 +18,13 @@ from pathlib import Path
 
 from . import registry
 from .contract import RunCost
+from .make_command import other_manifests
 from .paths import PROJECT_ROOT
 
 
 def registered_manifests() -> list[str]:
     """Every manifest the papers register: "all" (figures/all), then their parts' own, sorted."""
-    found = {manifest for paper in registry.papers() for manifest in paper.manifests}
-    return ["all", *sorted(found - {"all"})]
+    return ["all", *sorted(other_manifests())]
 
 
 def declared_costs(manifest: str) -> list[RunCost]:
