@@ -217,12 +217,13 @@ def text_on_tick_labels(fig: plt.Figure) -> list[str]:
         for tick in axis.get_major_ticks() + axis.get_minor_ticks()
         for label in (tick.label1, tick.label2)
     }
+    tick_boxes = [(ax, label.get_window_extent(renderer)) for ax, label in ticks]  # once, not once per text
     problems = []
     for text in fig.findobj(matplotlib.text.Text):
         if id(text) in tick_texts or not text.get_visible() or not text.get_text().strip():
             continue
         extent = text.get_window_extent(renderer)
-        hit = next((ax for ax, label in ticks if _overlap(extent, label.get_window_extent(renderer))), None)
+        hit = next((ax for ax, box in tick_boxes if _overlap(extent, box)), None)
         if hit is not None:
             problems.append(f"{axes_name(hit)}: text {text.get_text()[:40]!r} lies on its tick labels")
     return problems

@@ -76,7 +76,11 @@ def log_to(log_path: str | os.PathLike | None) -> logging.Logger:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         sys.stderr = open(log_path, "w", buffering=1)
         record_at_exit()
+    # Other libraries' warnings only: their INFO lines (fontTools lists every glyph of every figure's
+    # fonts) would bury the job's own.
     logging.basicConfig(
-        stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", force=True
+        stream=sys.stderr, level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s", force=True
     )
-    return logging.getLogger("replication")
+    log = logging.getLogger("replication")
+    log.setLevel(logging.INFO)
+    return log

@@ -105,6 +105,7 @@ def test_log_to_sends_stderr_and_the_logger_to_the_file(tmp_path, monkeypatch):
     assert logger.name == "replication"
     logger.info("started")
     logger.debug("details")
+    logging.getLogger("fontTools.subset").info("Glyph names: [...]")  # another library's chatter: left out
     sys.stderr.write("progress")
     assert path.read_text().endswith("progress") is False  # a partial line may wait in the buffer
     sys.stderr.write("\n")
@@ -113,6 +114,11 @@ def test_log_to_sends_stderr_and_the_logger_to_the_file(tmp_path, monkeypatch):
     lines = path.read_text().splitlines()
     assert len(lines) == 2 and lines[1] == "progress"  # the previous attempt's log is replaced
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} INFO started", lines[0])
+    warned = tmp_path / "warned.log"
+    io.log_to(warned)
+    logging.getLogger("fontTools.subset").warning("a glyph is missing")  # its warnings still come through
+    sys.stderr.close()
+    assert warned.read_text().endswith("WARNING a glyph is missing\n")
     logging.basicConfig(stream=sys.__stderr__, force=True)
 
 
