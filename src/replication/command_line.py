@@ -43,3 +43,10 @@ def exit_if_configfiles_are_missing(argv: Sequence[str] | None = None) -> None:
         sys.exit(
             f"Error: config file not found: {', '.join(missing)} (given with --configfile, read from {Path.cwd()})"
         )
+
+
+def command_description(doc: str) -> str:
+    """A module's command-line description for ``--help``: its docstring's first paragraph as one line,
+    without reST's double backquotes (a first line alone often stops mid-sentence)."""
+    paragraph = doc.strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split()).replace("``", "")

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from .command_line import command_description
 from .paths import PROJECT_ROOT
 from .snakemake_command import snakemake_command
 
@@ -79,10 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     from .errors import ConfigError
     from .variants import resolve
 
-    parser = argparse.ArgumentParser(prog="python -m replication.cost", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m replication.cost", description=command_description(__doc__))
     parser.add_argument("--directory", default=".", help="the tree the build would run in")
     parser.add_argument("--configfile", action="append", default=[], help="config files over config/config.yaml")
-    parser.add_argument("--measurements", type=Path, default=MEASUREMENTS)
+    parser.add_argument(
+        "--measurements", type=Path, default=MEASUREMENTS, help="the per-job costs measured (default: %(default)s)"
+    )
     parser.add_argument("snakemake_args", nargs=argparse.REMAINDER, help="targets and options, after --")
     args = parser.parse_args(argv)
     rest = args.snakemake_args[1:] if args.snakemake_args[:1] == ["--"] else args.snakemake_args

@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         help="what each kernel family builds (default: --targets); figures outside both get no envelope",
     )
     blessing.add_argument("--scratch", help="folder for the members' runs (default: a temporary one, removed)")
-    blessing.add_argument("--cores", default="all")
+    blessing.add_argument("--cores", default="all", help="cores of each member's Snakemake run (default: all)")
     blessing.add_argument("--manifest", default="all", help="the figures of figures/<manifest> (e.g. phase)")
     args = blessing.parse_args(argv)
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..command_line import command_description
 from ..io import write_csv, write_text
 from ..paths import PROJECT_ROOT, shown_path
 from .claim_changes import compare_claims
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..variants import resolve
 
     parser = argparse.ArgumentParser(
-        prog="python -m replication.diff.tree_comparison", description=__doc__.splitlines()[0]
+        prog="python -m replication.diff.tree_comparison", description=command_description(__doc__)
     )
     parser.add_argument("a", help="paper, reference, reference/<set>, a variant or a folder")
     parser.add_argument("b", help="the same kinds")

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..command_line import command_description
+
 VERDICT_FILE = "verdict.txt"  # beside the report: the line `make diff` prints
 
 
@@ -41,7 +43,9 @@ def print_verdict(diff_dir: str | os.PathLike, since: float, status: int) -> int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m replication.diff.verdict", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m replication.diff.verdict", description=command_description(__doc__)
+    )
     parser.add_argument("diff_dir", help="the tree's figures/diff")
     parser.add_argument("--since", type=float, required=True, help="when the run started (seconds since the epoch)")
     parser.add_argument("--status", type=int, required=True, help="the run's exit status")

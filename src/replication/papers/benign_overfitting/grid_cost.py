@@ -19,6 +19,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one BLAS thread per worker
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from replication.command_line import command_description
 from replication.config import validate_config  # noqa: E402
 from replication.papers.benign_overfitting import model  # noqa: E402
 from replication.papers.benign_overfitting.data import head, sample_dataset  # noqa: E402
@@ -87,9 +88,13 @@ def grid_time(steps: int, workers: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20000)
-    parser.add_argument("--workers", type=int, default=2)
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser.add_argument(
+        "--steps", type=int, default=20000, help="gradient steps per cell (default: the paper's %(default)s)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="processes the grid is split over (default: %(default)s)"
+    )
     args = parser.parse_args()
     train_gram(
         *stack([GramProblem.from_data(sample_dataset(np.random.default_rng(0), 2, 8, 30, 1.0, 0.2, 0.5))]), 1e-4, 2

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from replication.command_line import command_description
 from replication.papers.local_to_global.landscape import canonical3d
 from replication.papers.local_to_global.landscape.basins import MODELS, flow_endpoints
 from replication.papers.local_to_global.landscape.flow import integrate_flow
@@ -34,12 +35,14 @@ def timed(function) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--starts", type=int, default=1000)
-    parser.add_argument("--sigmas", type=float, nargs="+", default=[0.1, 1.0, 2.0])
-    parser.add_argument("--flow-time", type=float, default=1000.0)
-    parser.add_argument("--compare-starts", type=int, default=100)
-    parser.add_argument("--compare-sigma", type=float, default=0.5)
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser.add_argument("--starts", type=int, default=1000, help="flows per batch (default: %(default)s)")
+    parser.add_argument(
+        "--sigmas", type=float, nargs="+", default=[0.1, 1.0, 2.0], help="std of the starts, one batch each"
+    )
+    parser.add_argument("--flow-time", type=float, default=1000.0, help="time each flow is integrated over")
+    parser.add_argument("--compare-starts", type=int, default=100, help="flows of the solver comparison")
+    parser.add_argument("--compare-sigma", type=float, default=0.5, help="std of the solver comparison's starts")
     args = parser.parse_args()
     chain = MarkovChain(0.9, 0.9)
     normal = np.random.default_rng(0).standard_normal((args.starts, 3))

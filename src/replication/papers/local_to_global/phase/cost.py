@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from replication.command_line import command_description
 from replication.compute import keep_freed_memory
 from replication.measurements import report_body, time_lines
 
@@ -178,16 +179,20 @@ def train_one(transformer, phase, p: float, q: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--directory", type=Path)
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser.add_argument(
+        "--directory", type=Path, help="a phase run's folder: the cost of its runs (and totals when finished)"
+    )
     parser.add_argument("--configfile", nargs="*", default=[], help="over config/config.yaml, e.g. config/smoke.yaml")
-    parser.add_argument("--startups", type=int, default=0)
-    parser.add_argument("--train", nargs=2, type=float, metavar=("P", "Q"))
-    parser.add_argument("--time", type=Path)
-    parser.add_argument("--gemm", action="store_true")
-    parser.add_argument("--step", action="store_true")
-    parser.add_argument("--heap", action="store_true")
-    parser.add_argument("--write", type=Path)
+    parser.add_argument("--startups", type=int, default=0, help="time this many fresh job start-ups (0: none)")
+    parser.add_argument("--train", nargs=2, type=float, metavar=("P", "Q"), help="train the cell (p, q) once, timed")
+    parser.add_argument("--time", type=Path, help="a /usr/bin/time -v report of the run to summarise")
+    parser.add_argument("--gemm", action="store_true", help="the attention's big product in GFLOP/s, one thread")
+    parser.add_argument("--step", action="store_true", help="one training step against its block products")
+    parser.add_argument(
+        "--heap", action="store_true", help="the step with glibc's default heap against freed memory kept"
+    )
+    parser.add_argument("--write", type=Path, help="also write the lines printed as Markdown here")
     args = parser.parse_args()
     keep_freed_memory()  # as every training job does (replication.compute)
     transformer, phase = phase_config(args.configfile)

@@ -228,9 +228,11 @@ def heap_cost(repeats: int = 3, steps: int = 40) -> tuple[list[str], float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="One heap probe's fresh interpreter (heap_cost starts them).")
-    parser.add_argument("mode", choices=list(HEAP_MODES))
-    parser.add_argument("steps", type=int)
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {__spec__.name}", description="One heap probe's fresh interpreter (heap_cost starts them)."
+    )
+    parser.add_argument("mode", choices=list(HEAP_MODES), help="the heap: glibc's default or freed memory kept")
+    parser.add_argument("steps", type=int, help="training steps to time")
     args = parser.parse_args()
     heap_child(args.mode, args.steps)
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from replication.command_line import command_description
 from replication.io import write_csv, write_text
 from replication.measurements import kernel_time, paper_settings, report_body, time_lines
 
@@ -48,12 +49,14 @@ def cpu_seconds() -> float:
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cells", nargs="+", default=["0.5,0.8", "0.8,0.5", "0.7,0.6", "0.9,0.9"])
-    parser.add_argument("--seeds", nargs="+", type=int, default=[1])
-    parser.add_argument("--configfile", nargs="*", default=[])
-    parser.add_argument("--write")
-    parser.add_argument("--csv")
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser.add_argument(
+        "--cells", nargs="+", default=["0.5,0.8", "0.8,0.5", "0.7,0.6", "0.9,0.9"], help="P,Q of each cell measured"
+    )
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1], help="seeds of each cell")
+    parser.add_argument("--configfile", nargs="*", default=[], help="over config/config.yaml, e.g. config/smoke.yaml")
+    parser.add_argument("--write", help="also write the lines printed as Markdown here")
+    parser.add_argument("--csv", help="write the measured runs here")
     parser.add_argument(
         "--against",
         nargs=2,

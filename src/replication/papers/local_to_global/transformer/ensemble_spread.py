@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from replication.command_line import command_description
 from replication.paths import PROJECT_ROOT
 
 
@@ -66,12 +67,12 @@ def statistics(losses: pd.DataFrame, chain: dict, smooth: int) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--experiment", default="fig4")
-    parser.add_argument("--init", default="standard")
-    parser.add_argument("--seed", type=int, default=1)
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser.add_argument("--experiment", default="fig4", help="the experiment whose run is repeated (default: fig4)")
+    parser.add_argument("--init", default="standard", help="its initialisation (default: standard)")
+    parser.add_argument("--seed", type=int, default=1, help="its seed (default: 1)")
     parser.add_argument("--steps", type=int, default=0, help="0: the config's")
-    parser.add_argument("--members", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--members", type=int, nargs="*", default=[1, 2], help="perturbation members run beside it")
     parser.add_argument("--isa", nargs="*", default=["avx2"], help="ATEN_CPU_CAPABILITY values to run")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)

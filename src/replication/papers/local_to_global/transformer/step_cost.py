@@ -27,6 +27,7 @@ import time
 import torch
 import yaml
 
+from replication.command_line import command_description
 from replication.compute import keep_freed_memory
 from replication.config import validate_config
 from replication.papers.local_to_global.data import sample_sequences
@@ -165,12 +166,12 @@ def loop_sampler(chain, batch, length, generator):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--steps", type=int, default=40)
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="torch threads, one measurement each")
+    parser.add_argument("--steps", type=int, default=40, help="iterations of the shorter of each pair of runs")
     parser.add_argument("--reps", type=int, default=10, help="repetitions of each kernel timing")
     parser.add_argument("--repeats", type=int, default=3, help="per-iteration slopes per path (median)")
-    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model trains")
     args = parser.parse_args()
     keep_freed_memory()  # as every training job does
 
