@@ -90,3 +90,15 @@ def test_the_verdict_needs_the_start_time_and_the_exit_status(capsys):
     with pytest.raises(SystemExit):
         verdict.main(["figures/diff", "--since", "0"])
     assert "--status" in capsys.readouterr().err
+
+
+def test_make_figures_runs_the_projects_workflow_here_unless_told_otherwise():
+    from replication.paths import PROJECT_ROOT
+    from replication.pipeline_run import parse_arguments, snakemake_arguments
+
+    args = parse_arguments(["--", "figures/all", "--cores", "2"])
+    assert args.directory == "." and args.make_goal is None and args.resume_command is None
+    assert args.snakefile == str(PROJECT_ROOT / "workflow" / "Snakefile")
+    assert snakemake_arguments(args) == ["figures/all", "--cores", "2"]
+    args = parse_arguments(["--directory", "tree", "--make-goal", "figures", "--resume-command", "make figures"])
+    assert (args.directory, args.make_goal, args.resume_command) == ("tree", "figures", "make figures")

@@ -71,3 +71,48 @@ def test_training_gives_the_same_numbers_with_freed_memory_kept():
         for mode in ("default", "kept")
     ]
     assert runs[0] and runs[0] == runs[1]
+
+
+class FakeC:
+    """A C library whose mallopt answers from a list and records what it was asked (a plain
+    object, so that the caller can set argtypes on it as on a ctypes function)."""
+
+    def __init__(self, name, answers):
+        self.name, self.calls = name, []
+        answers = list(answers)
+
+        class Mallopt:
+            def __call__(_, option, value):
+                self.calls.append((option, value))
+                return answers.pop(0)
+
+        self.mallopt = Mallopt()
+
+
+@pytest.mark.parametrize("answers, taken", [([1, 1], True), ([1, 0], False), ([0, 1], False)])
+def test_both_thresholds_are_asked_for_and_both_must_be_taken(monkeypatch, answers, taken):
+    import ctypes
+    import ctypes.util
+
+    from replication import compute
+
+    opened = []
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: opened.append(FakeC(name, answers)) or opened[-1])
+    assert keep_freed_memory() is taken
+    assert opened[0].name == ctypes.util.find_library("c")  # the C library, by its file name
+    # the mmap threshold first (setting it stops glibc from raising it), then the trim threshold
+    assert opened[0].calls[0] == (compute._M_MMAP_THRESHOLD, 32 << 20)
+    if answers[0]:
+        assert opened[0].calls[1] == (compute._M_TRIM_THRESHOLD, 1 << 30)
+
+
+def test_a_c_library_without_mallopt_keeps_its_own_heap(monkeypatch):
+    import ctypes
+
+    def no_library(name):
+        raise OSError(f"{name}: cannot open")
+
+    monkeypatch.setattr(ctypes, "CDLL", no_library)
+    assert keep_freed_memory() is False
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: object())  # a C library without mallopt (macOS)
+    assert keep_freed_memory() is False

@@ -243,3 +243,23 @@ def test_kernel_families_build_their_own_targets(tmp_path, monkeypatch):
     built.clear()
     run_ensemble(members, tmp_path / "c.yaml", tmp_path, ["figures/all"], family_targets=[])
     assert built == [["figures/all"]] * 3
+
+
+def test_the_record_names_numpys_dispatch_targets_that_this_cpu_runs(monkeypatch):
+    import numpy as np
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    targets = native_kernels()["numpy_dispatch"].split()
+    assert all(name in __cpu_dispatch__ and __cpu_features__[name] for name in targets)
+    assert bool(targets) == any(__cpu_features__.get(name) for name in __cpu_dispatch__)  # none only on such a CPU
+    # Another NumPy layout (no such module): its version stands in.
+    monkeypatch.setitem(sys.modules, "numpy._core._multiarray_umath", None)
+    assert native_kernels()["numpy_dispatch"] == f"numpy {np.__version__}"
+
+
+def test_mkls_version_is_read_from_torchs_build_configuration():
+    from replication.kernels import _mkl_version
+
+    config = "PyTorch built with:\n  - Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build 20240605\n"
+    assert _mkl_version(config) == "Version 2024.2-Product Build 20240605"
+    assert _mkl_version("PyTorch built with:\n  - OpenMP 201511\n") == "none"
