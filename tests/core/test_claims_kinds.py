@@ -184,3 +184,18 @@ def test_grid_claims_tell_systematic_failures_from_seed_noise():
     noise = by_id(grid_claims(grid({(500, 2): 0.9}), bo_claim_settings()))["fig4_eq9_ratio_above_one"]
     assert noise.holds and noise.holds_fraction == pytest.approx(5 / 6)
     assert "1 in a minority of seeds only (seed noise) [(500, 50)]" in noise.reason
+
+
+def test_every_structure_claim_reports_the_papers_rank_one_claim_whatever_the_tables_index():
+    from replication.registry import paper_named
+
+    fig3, fig6 = structure(0.99, 0.97), structure(0.99, 0.999, steps=(0, 100, 200, 800))
+    claims = structure_rows(fig3, fig6)
+    paper = paper_named("local_to_global")
+    assert {claim.paper for claim in claims} == {paper.name}
+    assert {paper.spec_claim(claim.spec).id for claim in claims} == {"L2G-6"}
+    # Tables gathered from several files repeat their files' row labels: the verdicts do not depend on them.
+    relabelled = structure_rows(fig3.set_axis(fig3.index % 5), fig6.set_axis(fig6.index % 3))
+    assert [(c.claim_id, c.holds, repr(c.measured), c.reason) for c in relabelled] == [
+        (c.claim_id, c.holds, repr(c.measured), c.reason) for c in claims
+    ]
