@@ -247,3 +247,22 @@ def test_config_schema_refuses_a_paper_named_like_a_shared_section(tmp_path, mon
     with pytest.raises(ValueError) as error:
         registry.config_schema(core)
     assert str(error.value) == f"{registry.papers()[0].schema_path}: config section 'settings' is a shared section"
+
+
+def test_a_paper_gathers_its_parts_figures_and_tables_after_its_own():
+    from replication.contract import Part, Table
+
+    part = Part(
+        "extra",
+        figures=(Figure("figures/demo/big.pdf", "Big", "big.rst"),),
+        tables=(Table("figures/demo/t1.md", "Table 1"),),
+        manifest="big",
+    )
+    own = (Figure("figures/demo/fig1.pdf", "Fig. 1", "one.rst"),)
+    paper = Paper(
+        "demo", "Demo", "A demo", "2501.00001", own, (), tables=(Table("figures/demo/t0.md", "T0"),), parts=(part,)
+    )
+    assert [f.path for f in paper.figures] == ["figures/demo/fig1.pdf", "figures/demo/big.pdf"]
+    assert paper.figures[1] == Figure("figures/demo/big.pdf", "Big", "extra/report/big.rst", manifest="big")
+    assert [t.path for t in paper.tables] == ["figures/demo/t0.md", "figures/demo/t1.md"]
+    assert paper.tables[1].manifest == "big"

@@ -19,6 +19,8 @@ from replication.papers.local_to_global.plateau.escape import (
     batch_free,
     batch_ratio,
     cell_tests,
+    median_escape,
+    seed_tests,
     explanation,
     phase_grid_runs,
     sigma_slope,
@@ -97,6 +99,9 @@ def test_the_default_sweeps_and_their_jobs():
     assert escape_path(Cell.keyed(0.5, 0.8), "sigma", 0.02, True).endswith("escape/p0.5_q0.8/phase_sigma_0.02.csv")
     wide = dataclasses.replace(escape, batch_size=(4, 16, 64, 256))
     assert [escape_runtime(wide, 16, "batch_size", value_name(b)) for b in wide.batch_size] == [30, 30, 120, 480]
+    odd = dataclasses.replace(escape, batch_size=(17, 20))  # 30 minutes per started 16 sequences
+    assert [escape_runtime(odd, 16, "batch_size", value_name(b)) for b in odd.batch_size] == [60, 60]
+    assert escape_runtime(escape, 32, "sigma", value_name(0.005)) == 60  # outside the batch sweep: the model's batch
     # At the default grid every sweep cell is a cell of it: sigma 0.02 and batch 16 are its runs, read, not trained.
     transformer, phase = transformer_settings(section), phase_settings(section)
     files = escape_files(transformer, phase, escape)
@@ -210,6 +215,12 @@ def test_the_sigma_slope_is_least_squares_over_the_values_that_escaped():
         ((500, 900, None), 6.0, True, 0.0),  # never escaped at 256: the horizon, >= 6 > 2, tells
         ((2000, 2500, None), 1.5, True, np.nan),  # a lower bound of 1.5 <= 2 cannot tell
         ((None, 900, 1000), np.nan, False, np.nan),  # the smallest batch never escaped
+        ((None, 900, None), np.nan, False, np.nan),  # ... nor did the largest: still no ratio, and no bound
+        ((500, 800, 1000), 2.0, False, 1.0),  # exactly the factor: batch-independent
+        ((500, 800, None), HORIZON / 500, True, 0.0),
+        ((1500, 2000, None), 2.0, True, np.nan),  # a lower bound of exactly the factor cannot tell
+        ((0, 900, 1000), np.nan, False, np.nan),  # escaped at 0: no ratio to take
+        ((1, 2, 3), 3.0, False, 0.0),
     ],
 )
 def test_the_batch_ratio_and_what_it_tells(escapes, ratio, bound, free):
@@ -320,3 +331,29 @@ def test_a_cells_standard_init_runs_do_not_depend_on_its_other_inits():
         runs.append(outputs.evaluations[outputs.evaluations.init == "standard"].reset_index(drop=True))
     assert len(runs[0]) > 0
     pd.testing.assert_frame_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("never, bound", [(0, False), (1, False), (2, True), (3, True), (4, True)])
+def test_the_median_escape_is_a_lower_bound_once_half_the_runs_never_escaped(never, bound):
+    escapes = [100.0, 200.0, 300.0, 400.0]
+    frame = pd.DataFrame(
+        {
+            "escaped": [i >= never for i in range(4)],
+            "escape": [np.nan if i < never else e for i, e in enumerate(escapes)],
+            "horizon": HORIZON,
+        }
+    )
+    median, is_bound = median_escape(frame)
+    assert is_bound is bound
+    assert median == pytest.approx(np.median([HORIZON if i < never else e for i, e in enumerate(escapes)]))
+
+
+def test_a_seed_grows_only_for_a_positive_slope_and_a_bound_it_cannot_tell_stays_untold():
+    level = {s: 700.0 for s in SIGMAS}  # the same escape at every sigma: slope exactly 0
+    gentle = {s: 700.0 + 0.5 * np.log(1 / s) for s in SIGMAS}  # slope 0.5: grows, if slowly
+    frame = table(((0.5, 0.8), [(level, batch_sweep(1500, 2000, None)), (gentle, batch_sweep(500, 520, 600))]))
+    seeds = seed_tests(frame, 2.0).set_index("seed")
+    assert seeds.loc[1, "slope"] == 0.0 and seeds.loc[1, "grows"] == 0.0
+    assert seeds.loc[2, "slope"] == pytest.approx(0.5) and seeds.loc[2, "grows"] == 1.0
+    assert seeds.loc[1, "ratio"] == 2.0 and bool(seeds.loc[1, "ratio_bound"]) and np.isnan(seeds.loc[1, "batch_free"])
+    assert seeds.loc[2, "batch_free"] == 1.0
