@@ -174,3 +174,14 @@ def test_the_paper_noise_model_reaches_the_test_set():
 def test_no_cells_give_an_empty_table_with_the_grid_columns():
     table = run_cells([], SMALL, 10, batch_cells=2)
     assert list(table.columns) == GRID_COLUMNS and len(table) == 0
+
+
+def test_a_tie_is_an_error_and_a_correct_sign_is_a_fit():
+    """Accuracy counts y f > 0: an output of exactly 0 fits neither label (loss log 2)."""
+    from replication.papers.benign_overfitting.grid import evaluate_from_probabilities
+
+    s = np.array([[0.5, 0.5], [0.5, 0.5], [1.0, 0.0]])
+    gamma = np.array([[1.0, -1.0], [2.0, 1.0], [-3.0, 0.0]])  # outputs 0, 1.5, -3
+    loss, accuracy = evaluate_from_probabilities(s, gamma, np.array([1.0, 1.0, -1.0]))
+    assert accuracy == pytest.approx(2 / 3)
+    assert loss == pytest.approx((np.log(2) + np.log1p(np.exp(-1.5)) + np.log1p(np.exp(-3.0))) / 3)
