@@ -19,10 +19,10 @@ from replication.papers.local_to_global.plateau.escape import (
     batch_free,
     batch_ratio,
     cell_tests,
-    median_escape,
-    seed_tests,
     explanation,
+    median_escape,
     phase_grid_runs,
+    seed_tests,
     sigma_slope,
     sweep_runs,
 )
