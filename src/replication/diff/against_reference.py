@@ -260,5 +260,5 @@ def _external_panels(records: dict, external_dir: str | os.PathLike, images: Pat
         ours = read_rgb(png)
         target = images / "external" / f"{key}.png"
         save_png(side_by_side([ours] + [read_rgb(m) for m in matches], height=ours.shape[0]), target)
-        panels.append({"key": key, "record": record, "image": target, "sources": matches})
+        panels.append({"key": key, "sources": matches})  # the report shows images/external/<key>.png
     return panels
