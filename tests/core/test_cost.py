@@ -56,6 +56,17 @@ def test_per_job_costs_add_up_to_the_kernels_count():
     assert per_job_costs(MEASURED, "paper") == {}
 
 
+def test_per_job_costs_of_the_build_at_the_settings_asked_for_wherever_it_is_listed():
+    """The build at other settings listed first; the benchmark files counting more than the kernel
+    (their rounding, or a kernel's count that lost a job): no share is added, none taken off."""
+    paper = {"settings": "paper", "cpu_s": 9.0, "rules": {"bo_grid": {"jobs": 1, "cpu_s": 5.0}}}
+    smoke = {"settings": "smoke", "cpu_s": 90.0, "rules": {"bo_grid": {"jobs": 4, "cpu_s": 100.0}}}
+    measured = {"runs": {"fast_tests": {"cpu_s": 500.0}, "paper": paper, "smoke": smoke}}
+    assert per_job_costs(measured, "smoke") == {"bo_grid": 25.0}
+    assert per_job_costs(measured, "paper") == {"bo_grid": 9.0}
+    assert per_job_costs({}, "smoke") == {}  # no build measured yet
+
+
 def test_the_cost_line():
     costs = per_job_costs(MEASURED, "smoke")
     source = "docs/measurements/build_times.json"

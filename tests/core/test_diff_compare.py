@@ -3,6 +3,7 @@ deviation, tolerance and margin is known by hand: the image RMS on the 0-255 sca
 sqrt(sum of squared channel differences / (8 * 8 * 3)), the data tolerance atol + rtol |ref|."""
 
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -420,3 +421,16 @@ def test_make_diff_prints_its_verdict_after_the_run(tmp_path, capsys):
     assert main([str(tmp_path / "never"), "--since", "0", "--status", "1"]) == 1
     stopped = "make diff: no verdict: the run stopped before the comparison (its error is above)\n"
     assert capsys.readouterr().out == stopped * 2
+
+
+def test_a_verdict_written_the_moment_the_run_started_is_this_runs(tmp_path, capsys):
+    """On a file system whose times have whole seconds, a check that wrote its verdict in the second
+    the run started (``--since`` a whole second) leaves it stamped at exactly that time."""
+    from replication.diff.verdict import VERDICT_FILE, print_verdict
+
+    (tmp_path / VERDICT_FILE).write_text("make diff: 1 of 1 figures differ\n")
+    os.utime(tmp_path / VERDICT_FILE, (1_700_000_000, 1_700_000_000))
+    assert print_verdict(tmp_path, 1_700_000_000.0, 2) == 2
+    assert print_verdict(tmp_path, 1_700_000_001.0, 2) == 2  # written before the run: a stale verdict
+    stopped = "make diff: no verdict: the run stopped before the comparison (its error is above)"
+    assert capsys.readouterr().out.splitlines() == ["make diff: 1 of 1 figures differ", stopped]

@@ -70,7 +70,16 @@ def test_job_costs_reads_finished_jobs_only(tmp_path):
         {"rule": "train", "log": "a/seed1.log", "cpu_s": 12.5, "user_s": 12.0, "system_s": 0.5,
          "wall_s": 13.0, "max_rss_mb": 200.0}
     ]  # fmt: skip
-    assert job_cost.job_costs(tmp_path / "none").empty
+    none = job_cost.job_costs(tmp_path / "none")
+    assert none.empty and list(none.columns) == ["rule", "log", *job_cost.FIELDS]
+
+
+def test_job_costs_reads_logs_with_bytes_that_are_no_text(tmp_path):
+    """A job may print raw bytes (a library's binary output); its cost line is still read."""
+    line = f"{job_cost.PREFIX} rule=train cpu_s=1.00 user_s=1.00 system_s=0.00 wall_s=2.00 max_rss_mb=10.00"
+    (tmp_path / "binary.log").write_bytes(b"\xff\xfe progress \x80\n" + line.encode() + b"\n")
+    table = job_cost.job_costs(tmp_path)
+    assert table[["rule", "log", "cpu_s", "wall_s"]].values.tolist() == [["train", "binary.log", 1.0, 2.0]]
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ Snakemake here, nothing is run."""
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -135,6 +136,32 @@ def test_run_ensemble_runs_each_member_in_its_environment(tmp_path, monkeypatch,
     assert " s wall, " in lines[3] and " s CPU, load average " in lines[3]
 
 
+def test_run_ensemble_prints_what_each_member_cost(tmp_path, monkeypatch, capsys):
+    """A fake clock and fake children's CPU counters (started long before the ensemble): member 1
+    takes 30 s and 50 CPU-s, member 2 12 s and 20 CPU-s; the 1-minute load average is 1.5. Without
+    ``cores`` Snakemake gets every core."""
+    clock = {"wall": 1000.0, "cpu": 200.0}
+    cost = iter([(30.0, 50.0), (12.0, 20.0)])
+    cores = []
+
+    def fake_run(command, check, env):
+        cores.append(command[command.index("--cores") + 1])
+        wall, cpu = next(cost)
+        clock["wall"] += wall
+        clock["cpu"] += cpu
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(ensemble.subprocess, "run", fake_run)
+    monkeypatch.setattr(ensemble, "time", SimpleNamespace(perf_counter=lambda: clock["wall"]))
+    monkeypatch.setattr(ensemble, "_children_cpu", lambda: clock["cpu"])
+    monkeypatch.setattr(ensemble.os, "getloadavg", lambda: (1.5, 0.75, 0.25))
+    run_ensemble(parse_members(["1", "2"]), tmp_path / "c.yaml", tmp_path, ["figures/all"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "ensemble member 1: 30 s wall, 50 s CPU, load average 1.5"
+    assert lines[3] == "ensemble member 2: 12 s wall, 20 s CPU, load average 1.5"
+    assert cores == ["all", "all"]
+
+
 def write_tree(folder: Path, values: dict[str, list[float]]) -> None:
     (folder / "figures" / "p").mkdir(parents=True)
     (folder / "figures" / "all").write_text(
@@ -177,7 +204,8 @@ def test_spreads_per_member_and_the_envelope_as_their_largest(tmp_path):
     # Folders without labels are labelled by their names.
     write_ensemble(base, [folders["1"]], tmp_path / "other", fake_rms)
     assert set(read_spreads(tmp_path / "other").member) == {"m1"}
-    assert read_spreads(tmp_path / "none").empty
+    none = read_spreads(tmp_path / "none")
+    assert none.empty and list(none.columns) == MEMBER_COLUMNS
 
 
 def test_envelope_of_keeps_the_order_and_counts_members():
@@ -228,6 +256,35 @@ def test_spread_summary_states_the_envelopes_own_spread():
     # Against every other member: aten-avx2 8 / 4 (member 3), mkl-compatible 0 / 8.
     assert (f["aten-avx2/others"], f["mkl-compatible/others"]) == (2.0, 0.0)
     assert g["aten-avx2/others"] == np.inf and g["mkl-compatible/others"] == 0.0  # 0 against 1e-9
+    assert g["all"] == 1e-9  # the largest of its own column's members
+    per_family = [f"{m}{r}" for m in ("aten-avx2", "mkl-compatible") for r in ("", "/ulp", "/others")]
+    assert list(summary.columns) == ["ulp", "ulp_half", *per_family, "all"]
+
+
+def test_spread_summary_halves_the_members_by_number_and_keeps_the_figures_order():
+    """Members 1, 2, 3 and 10: the first half is 1 and 2 (by number, not as text). Rows and families
+    keep the order they first appear in; a column only a family moved has no ulp envelope; a member
+    listed twice (two members' files read together) counts with its larger spread."""
+    rows = [
+        ("p/b", "y", "10", 5.0),
+        ("p/b", "y", "mkl-compatible", 1.0),
+        ("p/b", "y", "1", 1.0),
+        ("p/b", "y", "2", 2.0),
+        ("p/b", "y", "3", 0.5),
+        ("p/b", "y", "aten-avx2", 4.0),
+        ("p/b", "y", "aten-avx2", 6.0),
+        ("p/a", "x", "aten-avx2", 3.0),
+    ]
+    spreads = pd.DataFrame([(*row, np.nan) for row in rows], columns=MEMBER_COLUMNS)
+    summary = spread_summary(spreads)
+    assert summary[["key", "column"]].values.tolist() == [["p/b", "y"], ["p/a", "x"]]
+    assert [c for c in summary.columns if c.endswith("/others")] == ["mkl-compatible/others", "aten-avx2/others"]
+    b, a = summary.iloc[0], summary.iloc[1]
+    assert (b.ulp, b.ulp_half, b["aten-avx2"], b["all"]) == (5.0, 2.0, 6.0, 6.0)
+    assert np.isnan(a.ulp) and np.isnan(a.ulp_half) and (a["aten-avx2"], a["all"]) == (3.0, 3.0)
+    # Two members: the first half is member 1 alone.
+    two = spread_summary(spreads[spreads.member.isin(["1", "2"])]).iloc[0]
+    assert (two.ulp, two.ulp_half) == (2.0, 1.0)
 
 
 def test_kernel_families_build_their_own_targets(tmp_path, monkeypatch):

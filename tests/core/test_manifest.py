@@ -29,3 +29,7 @@ def test_a_written_manifest_is_read_back(tmp_path, monkeypatch):
     ]
     assert read_manifest(tmp_path).to_dict("records") == manifest.to_dict("records")
     assert manifest_figures(tmp_path) == ["figures/p/fig1.pdf"]
+
+
+def test_the_manifest_of_no_records_has_the_columns(tmp_path):
+    assert list(manifest_rows([], tmp_path).columns) == MANIFEST_COLUMNS

@@ -16,6 +16,7 @@ import pytest
 
 from helpers import ROOT
 from replication import pipeline_run
+from replication.command_line import configfiles
 from replication.pipeline_run import LiveRun, other_snakemake_processes, stale_locks, take_run_lock
 from replication.snakemake_command import snakemake_command, snakemake_executable
 
@@ -361,6 +362,34 @@ def test_the_resume_command_is_the_make_command_that_started_the_run(tmp_path):
     assert resume("--directory", "run", "--", "figures/all").endswith(
         "-m replication.pipeline_run --directory run -- figures/all"
     )
+    # No --configfile: the Makefile's default CONFIG, the paper's.
+    assert resume("--directory", str(ROOT), "--make-goal", "figures", "--", "figures/all") == "make figures"
+
+
+def test_snakemake_gets_what_follows_the_double_dash():
+    def snakemake_arguments(*argv):
+        return pipeline_run.snakemake_arguments(pipeline_run.parse_arguments(list(argv)))
+
+    assert snakemake_arguments("--directory", "run", "--", "figures/all", "--cores", "2") == [
+        "figures/all",
+        "--cores",
+        "2",
+    ]
+    assert snakemake_arguments("--", "--", "x") == ["--", "x"]  # only the first separates
+    assert snakemake_arguments("figures/all", "--cores", "2") == ["figures/all", "--cores", "2"]
+    assert snakemake_arguments("--directory", "run") == []
+
+
+def test_config_files_of_a_snakemake_command_line():
+    assert configfiles(["figures/all", "--configfile", "a.yaml", "b.yaml", "--cores", "2", "figures/x.pdf"]) == [
+        "a.yaml",
+        "b.yaml",
+    ]
+    assert configfiles(["--configfile=a.yaml", "figures/all", "--configfiles", "b.yaml", "-n", "c"]) == [
+        "a.yaml",
+        "b.yaml",
+    ]
+    assert configfiles(["figures/all", "--cores", "2"]) == []
 
 
 def test_a_config_file_that_does_not_exist_stops_before_anything_is_created(tmp_path, capsys):

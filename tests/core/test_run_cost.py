@@ -4,7 +4,9 @@ names no part: a part with a declaration gets its benchmark run on the blessed r
 one is left as blessed, and a manifest no paper registers is one error naming the registered ones."""
 
 import importlib.util
+import io
 import re
+import sys
 
 import pytest
 
@@ -61,6 +63,21 @@ def test_a_declared_measurement_runs_on_the_blessed_run(fake_registry, tmp_path)
     ]
     assert commands == [expected]
     assert runner.calls == [(expected, {"check": True, "cwd": PROJECT_ROOT})]
+
+
+def test_each_command_line_is_in_the_log_before_its_command_runs(fake_registry, tmp_path, monkeypatch):
+    """In a log (a pipe: Python buffers whole blocks) the command line goes out before the command
+    writes there."""
+    log = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(log, encoding="utf-8", write_through=False))
+    seen = []
+
+    def runner(command, **options):
+        seen.append(log.getvalue().decode())
+
+    (command,) = run_cost.measure_run("heavy", tmp_path, run=runner, python="python3")
+    monkeypatch.undo()
+    assert seen == [f"python3 -m fake.measured.cost --directory {tmp_path.resolve()} --write {command[-1]}\n"]
 
 
 def test_the_run_folder_is_given_absolute_so_the_report_writes_it_as_dir(fake_registry, tmp_path, monkeypatch):

@@ -3,6 +3,7 @@ settings change, the comparison uses the diff's rule."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 import subprocess
@@ -124,8 +125,6 @@ def test_a_bad_key_in_a_variant_file_fails_before_any_job(tmp_path):
 
 
 def test_seeding_prefixes_metadata_for_a_sweep(tmp_path):
-    import base64
-
     base = tmp_path / "base"
     (base / "results").mkdir(parents=True)
     (base / "results" / "x.csv").write_text("a\n1\n")
@@ -137,6 +136,36 @@ def test_seeding_prefixes_metadata_for_a_sweep(tmp_path):
     moved = base64.urlsafe_b64encode(b"p1/results/x.csv").decode()
     record = (tmp_path / "variants" / ".snakemake" / "metadata" / moved).read_text()
     assert '"p1/results/in.csv"' in record and '"/abs/y"' in record
+
+
+def snakemake_record_path(metadata: Path, record_id: str) -> Path:
+    """Where Snakemake 9 keeps the record of ``record_id`` (snakemake/persistence/file.py, on a file
+    system whose names take 255 characters): its base64, split into names of 254 characters, each
+    but the last a folder marked by ``@``."""
+    encoded = base64.urlsafe_b64encode(record_id.encode()).decode()
+    names = [encoded[i : i + 254] for i in range(0, len(encoded), 254)]
+    return metadata.joinpath(*["@" + name for name in names[:-1]], names[-1])
+
+
+def test_seeding_reads_and_writes_records_of_long_paths_where_snakemake_keeps_them(tmp_path):
+    """Records of paths whose base64 names take two and three file names. The first one's name ends
+    in a folder that begins with X (the é), which is base64, not the folders' marker."""
+    long_ids = ["results/" + "e" * 183 + "é.csv", "results/" + "/".join(["deep"] * 90) + "/x.csv"]
+    base = tmp_path / "base"
+    for record_id in long_ids:
+        source = snakemake_record_path(base / ".snakemake" / "metadata", record_id)
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text('{"input": ["results/in.csv"], "log": []}')
+    parts = [snakemake_record_path(Path(), record_id).parts for record_id in long_ids]
+    assert [len(p) for p in parts] == [2, 3] and parts[0][1].startswith("X")
+    assert seed_tree(base, tmp_path / "copy") == 0
+    assert seed_tree(base, tmp_path / "variants" / "p1", prefix="p1/") == 0
+    for record_id in long_ids:
+        assert snakemake_record_path(tmp_path / "copy" / ".snakemake" / "metadata", record_id).is_file()
+        moved = snakemake_record_path(tmp_path / "variants" / ".snakemake" / "metadata", "p1/" + record_id)
+        assert '"p1/results/in.csv"' in moved.read_text()
+    for tree in (tmp_path / "copy", tmp_path / "variants"):
+        assert sum(path.is_file() for path in (tree / ".snakemake" / "metadata").rglob("*")) == 2
 
 
 def test_images_of_different_sizes_are_compared_on_a_common_canvas():

@@ -124,7 +124,8 @@ def spread_summary(spreads: pd.DataFrame) -> pd.DataFrame:
     and that of the first n/2 (``ulp_half``), each kernel family's spread, its ratio to ``ulp`` and
     to the envelope of every other member (``<family>/others``: how far a CPU whose kernels the
     ensemble lacked would lie, in envelopes), and the envelope over all members (``all``).
-    Families are the members whose label is no integer."""
+    Families are the members whose label is no integer; rows and families in the order they first
+    appear."""
     spreads = spreads[spreads.column != "<image rms>"]
     is_ulp = spreads.member.astype(str).str.fullmatch(r"\d+")
     ulp = spreads[is_ulp].copy()
