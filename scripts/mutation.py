@@ -336,6 +336,7 @@ def main() -> None:
     parser.add_argument(
         "--jobs", type=int, default=None, help="mutants run side by side (default: mutmut's, the cores)"
     )
+    parser.add_argument("--summary", type=Path, help="also write the per-package rates here (for the docs)")
     args = parser.parse_args()
     if args.survivors:
         rerun_survivors(args.jobs)
@@ -343,10 +344,49 @@ def main() -> None:
         run_named(args.only, args.jobs)
     elif not args.report_only:
         run_mutmut(args.jobs)
-    report = build_report(mutmut_results(), run_times())
+    results = mutmut_results()
+    report = build_report(results, run_times())
     write_text(report, REPORT)
     print(report.split("## Surviving")[0])
     print(f"report: {REPORT.relative_to(ROOT)}")
+    if args.summary:
+        write_text(summary(results, args.summary), args.summary)
+        print(f"summary: {args.summary}")
+
+
+def summary(results: dict[str, str], path: Path) -> str:
+    """The per-package rates of the last run, for the docs: when, where, of which commit, how much of
+    the library the run judged, and the packages' table (the report has every module and mutant)."""
+    from replication.provenance import cpu_model
+
+    counts = judge(results)[0]
+    packages: dict[str, Counter] = defaultdict(Counter)
+    for module, c in counts.items():
+        for package in packages_of(module):
+            packages[package] += c
+    total = sum(counts.values(), Counter())
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    # A module's "no tests" mutants are judged at once and its tested ones later: a partly judged
+    # module's rate is biased low, so only whole modules are rated here.
+    partial = sorted(module for module, c in counts.items() if c["not run"])
+    below = sorted(m for m, c in counts.items() if m not in partial and rate(c) is not None and rate(c) < 0.9)
+    return "\n".join(
+        [
+            f"<!-- written by scripts/mutation.py --summary {path}; do not edit -->",
+            f"Mutation testing of commit {commit.strip() or 'unknown'}, {time.strftime('%Y-%m-%d')}, {cpu_model()}, "
+            f"{os.cpu_count()} cores: {total['mutants']} mutants judged, {total['not run']} not run, "
+            f"{total['excluded']} excluded; **overall {rate(total):.1%}** of the non-equivalent mutants judged killed.",
+            "",
+            *rate_table("package", packages, with_total=False),
+            "",
+            f"Modules below 90% ({len(below)}): "
+            + (", ".join(f"`{m}` {rate(counts[m]):.0%}" for m in below) or "none"),
+            "",
+            f"Modules not wholly judged ({len(partial)}; their rates, and their packages', are not final): "
+            + (", ".join(f"`{m}`" for m in partial) or "none"),
+            "",
+        ]
+    )
 
 
 if __name__ == "__main__":
