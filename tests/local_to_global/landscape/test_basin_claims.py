@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from helpers import basin_settings
+from replication.papers.local_to_global import PAPER
 from replication.papers.local_to_global.landscape import basins
 
 SETTINGS = basin_settings(
@@ -109,6 +110,15 @@ def test_claims_1_to_4_in_full():
     measured = [c.measured for c in claims]
     assert measured[0] == 169 / 280 and measured[1:] == [1e-8, 1e-6, 0.99, 0.01]
     assert all(c.kind == "checked" for c in claims)
+
+
+def test_each_claim_names_the_spec_claim_it_reports():
+    """The claims report matches a row to the paper's spec by the row's ``spec``: claims 1-3 report
+    L2G-1 to L2G-3 and both halves of claim 4 report L2G-4, on the spec's figures."""
+    specs = {spec.id: spec for spec in PAPER.claims}
+    claims = basins.landscape_claims(BASINS, GRID, SETTINGS)
+    assert [c.spec for c in claims] == ["L2G-1", "L2G-2", "L2G-3", "L2G-4", "L2G-4"]
+    assert all(specs[c.spec].figure == c.figure for c in claims)
 
 
 def test_claims_just_inside_their_bounds_hold():

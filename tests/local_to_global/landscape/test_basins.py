@@ -134,3 +134,6 @@ def test_starting_grid_leaves_out_the_axes_and_the_saddles_flow_lines():
     # a margin equal to a grid value excludes the points on it: only |e| = |w| = 2 stay, and
     # w = -2 is 0.43 < 1 from its separatrix
     assert set(map(tuple, basins.starting_grid(5, 2.0, 1.0))) == {(-2.0, 2.0), (2.0, 2.0)}
+    # a point exactly a margin away from the flow line goes too, as on the axes
+    exact = abs(2.0 - canonical.separatrix(-2.0))
+    assert set(map(tuple, basins.starting_grid(5, 2.0, exact))) == every - {(2.0, -2.0), (-2.0, -2.0)}

@@ -250,6 +250,7 @@ def test_documentation_rows_keep_the_claim_and_say_why():
         True,
     )
     assert three.kind == four.kind == "documentation" and three.rule == "not a test"
+    assert (three.spec, four.spec) == ("L2G-3", "L2G-4")  # still the spec claims they report
     assert three.reason == (
         "max error 0.25; documentation: the closed-form loss at the endpoint equals H(pi) / the entropy rate "
         "by construction (F(0) = H(pi)); the sampled cross-entropy row checks it"

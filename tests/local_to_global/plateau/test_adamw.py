@@ -58,6 +58,12 @@ def test_the_learning_rates_are_the_runs(small_run):
     rates = learning_rates(settings)
     assert np.isnan(rates[0])
     assert rates[1:] == pytest.approx(result.losses.lr.to_numpy()[1:], rel=1e-12)
+    constant = dataclasses.replace(
+        settings,
+        optimizer=dataclasses.replace(settings.optimizer, lr=0.05),
+        schedule=dataclasses.replace(settings.schedule, name="constant"),
+    )
+    assert learning_rates(constant)[1:].tolist() == [0.05] * settings.steps  # the run's own lr, every step
 
 
 def test_the_state_reads_back_in_the_flat_order(small_run):
@@ -70,6 +76,12 @@ def test_the_state_reads_back_in_the_flat_order(small_run):
     assert state.exp_avg_sq[: flat.sizes[0]] == pytest.approx(parameters[f"exp_avg_sq.{first}"].reshape(-1))
     decayed_names = {n for n in flat.names if n not in settings.optimizer.no_decay}
     assert int(state.decayed.sum()) == sum(s for n, s in zip(flat.names, flat.sizes) if n in decayed_names)
+    assert state.exp_avg_sq.dtype == np.float64  # D in double precision, as the preconditioned operator
+    assert state.lr == float(parameters["adam_lr"]) and state.lr > 0
+    assert (state.beta1, state.beta2) == tuple(settings.optimizer.betas)
+    assert state.weight_decay == settings.optimizer.weight_decay > 0
+    # the run's AdamW is built without an eps (train.make_optimizer): torch's default is its own
+    assert state.eps == torch.optim.AdamW([torch.zeros(1)]).defaults["eps"]
 
 
 def test_closed_forms():

@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 
 from replication.papers.local_to_global.plateau.growth import fitted_rate, grown, projections
+from replication.papers.local_to_global.plateau.hessian import FlatParameters
+from replication.papers.local_to_global.plateau.spectrum import canonical_basis
 
 
 def frame(rate: float, slope: float = 0.5, steps: int = 60, fall_at: int | None = None) -> pd.DataFrame:
@@ -37,6 +39,36 @@ def test_the_fit_stops_before_the_loss_moves():
     fitted, used = fitted_rate(frame(3.0, fall_at=40))
     assert used == 39 and fitted == pytest.approx(3.0, rel=1e-3)
     assert np.isnan(fitted_rate(frame(3.0, fall_at=3))[0])  # too few checkpoints on the plateau
+    fitted, used = fitted_rate(frame(3.0, fall_at=5))  # the fewest it fits: 4 after the point
+    assert used == 4 and fitted == pytest.approx(3.0, rel=1e-3)
+
+
+def test_the_plateau_is_measured_from_the_point_and_skips_checkpoints_without_a_loss():
+    """A spike of the loss just after the point does not end the plateau early (the fall is measured
+    from the point's loss), and checkpoints where no test loss was taken (NaN) do not end it either."""
+    spiked = frame(3.0, fall_at=40)
+    spiked.loc[1, "test_loss"] = 0.75
+    assert fitted_rate(spiked)[1] == 39
+    unevaluated = frame(3.0, fall_at=40)
+    unevaluated.loc[[10, 25], "test_loss"] = np.nan
+    fitted, used = fitted_rate(unevaluated)
+    assert used == 39 and fitted == pytest.approx(3.0, rel=1e-3)
+
+
+@pytest.mark.parametrize("slope", [1e-3, 1e3])
+def test_a_steep_growth_is_found_at_any_scale(slope):
+    """30 e-folds over the plateau, of a small or a large projection: the fit starts from the data's own
+    slope, not from a fixed guess."""
+    fitted, _ = fitted_rate(frame(50.0, slope=slope))
+    assert fitted == pytest.approx(50.0, rel=1e-3)
+
+
+def test_grown_is_the_exponential_from_the_point_with_its_initial_slope():
+    assert grown(1.0, 2.0, np.log(2.0)) == pytest.approx(2.0 / np.log(2.0))  # 2 (e^(ln 2) - 1) / ln 2
+    assert grown([0.0, 0.5], 3.0, 4.0).tolist() == pytest.approx([0.0, 3.0 * (np.e**2 - 1) / 4.0])
+    assert grown(0.2, 3.0, 1e-12) == pytest.approx(0.6)  # the linear drift as the rate goes to 0
+    linear = grown(range(3), 2, 0.0)  # iterations as spent learning rate: still a float projection
+    assert linear.dtype == np.float64 and linear.tolist() == [0.0, 2.0, 4.0]
 
 
 def test_projections_are_the_displacement_on_each_direction():
@@ -49,7 +81,7 @@ def test_projections_are_the_displacement_on_each_direction():
     checkpoints["step"] = np.array([300, 310, 320])
     result = Result()
     result.checkpoints = checkpoints
-    result.losses = pd.DataFrame({"step": [300, 310, 320], "test_loss": [0.6, 0.6, 0.5]})
+    result.losses = pd.DataFrame({"step": [300, 320], "test_loss": [0.6, 0.5]})  # none taken at 310
     order = ["e", "p", "W_1", "W_2", "b"]  # FlatParameters' order (hessian.BLOCKS)
     flat = lambda k: np.concatenate([checkpoints[n][k].reshape(-1) for n in order])  # noqa: E731
     direction = rng.standard_normal(flat(0).size)
@@ -59,3 +91,9 @@ def test_projections_are_the_displacement_on_each_direction():
     assert table.projection_mode.tolist() == pytest.approx([(flat(k) - flat(0)) @ direction for k in range(3)])
     assert table.spent.tolist() == pytest.approx([0.0, 0.01, 0.02])
     assert table.norm.tolist() == pytest.approx([np.linalg.norm(flat(k) - flat(0)) for k in range(3)])
+    assert table.step.tolist() == [300, 310, 320]
+    assert table.test_loss.tolist()[::2] == [0.6, 0.5] and np.isnan(table.test_loss[1])
+    # the canonical part: the least-squares projection on the canonical directions at the first checkpoint
+    basis = canonical_basis(FlatParameters.of({name: checkpoints[name][0] for name in order}))
+    canonical = [basis @ np.linalg.lstsq(basis, flat(k) - flat(0), rcond=None)[0] for k in range(3)]
+    assert table.canonical_norm.tolist() == pytest.approx([np.linalg.norm(part) for part in canonical])

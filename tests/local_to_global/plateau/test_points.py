@@ -38,6 +38,25 @@ def test_points_on_the_plateau_only_with_the_midpoint_of_escaping_runs():
     assert got == {(1, 50, "fixed"), (1, 60, "mid"), (2, 50, "fixed"), (2, 150, "fixed")}
     assert points.on_plateau.all()
     assert plateau_points(table, dataclasses.replace(plateau, mid_plateau=False)).kind.eq("fixed").all()
+    assert list(points.columns) == ["seed", "step", "kind", "drop_end", "escape", "on_plateau"]
+    assert list(points.index) == list(range(len(points)))
+    by_seed = points.groupby("seed")[["drop_end", "escape"]].first()
+    assert by_seed.drop_end.tolist() == [20, 40]
+    assert by_seed.escape.iloc[0] == 100.0 and np.isnan(by_seed.escape.iloc[1])
+
+
+def test_the_plateau_starts_at_the_drop_end_and_ends_before_the_escape():
+    """A point on the drop's last iteration is on the plateau; one on the escape's iteration is not."""
+    table = measures(**{"1": {"drop_end": 20, "escape": 100.0, "escaped": True, "last_step": 200}})
+    table["seed"] = table.seed.astype(int)
+    points = plateau_points(table, PlateauSettings(points=(19, 20, 99, 100), mid_plateau=False, hessian=None))
+    assert points.step.tolist() == [20, 99]
+
+
+def test_a_cell_without_standard_init_runs_has_no_points():
+    table = measures()  # only the other init's run
+    points = plateau_points(table, PlateauSettings(points=(10, 50), mid_plateau=True, hessian=None))
+    assert points.empty and list(points.columns) == ["seed", "step", "kind", "drop_end", "escape", "on_plateau"]
 
 
 def test_training_again_gives_the_phase_runs_parameters_at_the_points():

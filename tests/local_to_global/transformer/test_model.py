@@ -198,6 +198,10 @@ def test_the_configured_attention_path_is_the_one_that_runs(monkeypatch):
     sdpa.load_state_dict(fast.state_dict())
     sdpa(tokens)
     assert len(calls) == 1
+    # the general paths attend over the embeddings they are given, whatever they are
+    other = torch.randn(2, 16, 8, generator=torch.Generator().manual_seed(3))
+    expected = attention_module.explicit_attention(tokens, other, sdpa.W_Q, sdpa.W_K, sdpa.W_V)
+    torch.testing.assert_close(sdpa.attend(tokens, other), expected)
 
 
 def test_stacked_snapshots_of_a_single_checkpoint():

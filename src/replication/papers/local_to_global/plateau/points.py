@@ -41,7 +41,8 @@ def plateau_points(measures: pd.DataFrame, plateau: PlateauSettings) -> pd.DataF
                 }
             )
     frame = pd.DataFrame(rows, columns=["seed", "step", "kind", "drop_end", "escape", "on_plateau"])
-    return frame[frame.on_plateau].reset_index(drop=True)
+    # as bool: an empty object column would select columns, not rows, and drop them all
+    return frame[frame.on_plateau.astype(bool)].reset_index(drop=True)
 
 
 def train_to_points(settings: RunSettings, points: pd.DataFrame, progress: bool = True) -> dict[str, np.ndarray]:
