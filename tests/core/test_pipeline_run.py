@@ -366,7 +366,7 @@ def test_the_resume_command_is_the_make_command_that_started_the_run(tmp_path):
 def test_the_cores_are_read_from_either_spelling_of_the_option():
     from replication.make_command import option_value
 
-    assert option_value(["figures/all", "--cores", "2", "-n"], "--cores") == "2"
+    assert option_value(["figures/all", "-n", "--cores", "2"], "--cores") == "2"  # the last word
     assert option_value(["figures/all", "--cores=3"], "--cores") == "3"
     assert option_value(["--set=a.b=c"], "--set") == "a.b=c"  # the value keeps its own "="
     assert option_value(["figures/all", "--cores"], "--cores") is None  # the value missing
