@@ -98,7 +98,7 @@ def test_metadata_records_keep_snakemakes_layout_also_for_long_names(tmp_path):
 def test_the_record_reads_name_and_base_first_and_keeps_lists_on_one_line(tmp_path):
     config = resolve([SMOKE])
     text = record_text(record_of(config))
-    keys = [line.split(":")[0] for line in text.splitlines() if line and not line[0] in "# "]
+    keys = [line.split(":")[0] for line in text.splitlines() if line and line[0] not in "# "]
     assert keys == ["name", "over", "sha256", "settings"]
     assert "    seeds: [1, 2]\n" in text  # a list of numbers on the line of its key
     # A mapping that fits in 110 columns on one line.

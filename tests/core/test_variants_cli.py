@@ -21,6 +21,7 @@ from replication.variants.cli import main
 SMOKE = str(SMOKE_CONFIG)
 LR = "local_to_global.transformer.optimizer.lr"
 FIG4_P = "local_to_global.transformer.experiments.fig4.chain.p"
+FIG3_SEEDS = "local_to_global.transformer.experiments.fig3.seeds"
 
 
 def overlay_of(tree: Path) -> dict:
@@ -46,7 +47,7 @@ def started(monkeypatch):
 
 def test_a_dry_run_lays_out_the_tree_with_every_setting_and_prints_it(tmp_path, capsys, started):
     argv = ["--name", "lr-p", "--configfile", SMOKE, "--root", str(tmp_path), "--dry-run"]
-    argv += ["--set", f"{LR}=0.002", "--set", " ", "--set", "local_to_global.transformer.experiments.fig3.seeds=[1, 2, 3]"]
+    argv += ["--set", f"{LR}=0.002", "--set", " ", "--set", f"{FIG3_SEEDS}=[1, 2, 3]"]
     assert main([*argv, "--sets", f"{FIG4_P}=0.6"]) == 0
     tree = tmp_path / "variants" / "lr-p"
     assert capsys.readouterr().out.splitlines()[-1] == str(tree)
@@ -113,7 +114,7 @@ def test_outside_make_the_resume_command_is_the_command_line_itself(tmp_path, ca
     assert main() == 0
     args = parse_arguments(started[-1])
     assert shlex.split(args.resume_command)[1:] == ["-m", "replication.variants", *argv]
-    assert snakemake_arguments(args) == ["--configfile", SMOKE, str((tmp_path / "variants/lr2x/variant.yaml"))]
+    assert snakemake_arguments(args) == ["--configfile", SMOKE, str(tmp_path / "variants/lr2x/variant.yaml")]
 
 
 @pytest.mark.parametrize("make_goal, status", [("figures", 0), (None, INTERRUPTED)])
@@ -128,7 +129,8 @@ def test_ctrl_c_while_laying_out_names_the_command_that_resumes(tmp_path, capsys
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     if make_goal:
-        assert err == stopped_line(f"make figures CONFIG=config/smoke.yaml VARIANT=lr2x SET='{LR}=0.002' CORES=1", None) + "\n"
+        resume = f"make figures CONFIG=config/smoke.yaml VARIANT=lr2x SET='{LR}=0.002' CORES=1"
+        assert err == stopped_line(resume, None) + "\n"
     else:
         assert err.startswith(stopped_line("", None)) and err.rstrip().endswith(
             shlex.join(["-m", "replication.variants", *argv, "--", "--cores", "1"])
