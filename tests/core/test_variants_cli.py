@@ -105,6 +105,7 @@ def test_the_build_runs_in_the_tree_with_its_settings_and_the_make_command_that_
 def test_outside_make_the_resume_command_is_the_command_line_itself(tmp_path, capsys, started, monkeypatch):
     argv = ["--name", "lr2x", "--configfile", SMOKE, "--root", str(tmp_path), "--set", f"{LR}=0.002"]
     assert main([*argv, "--", "figures/all"]) == 0
+    assert all(isinstance(word, str) for word in started[-1])  # a command line, no option without its value
     args = parse_arguments(started[-1])
     assert args.make_goal is None and snakemake_arguments(args)[0] == "figures/all"
     command = shlex.split(args.resume_command)
