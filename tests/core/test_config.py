@@ -68,6 +68,21 @@ def test_command_line_values_win_over_the_smoke_settings():
     assert config["local_to_global"]["transformer"]["model"] == {"d": 4, "context": 32, "mlp_ratio": 4}
 
 
+def test_a_measurement_reads_the_settings_the_workflow_reads(tmp_path):
+    from replication.measurements import workflow_config
+
+    over = tmp_path / "over.yaml"
+    over.write_text("settings: smoke\nlocal_to_global: {transformer: {model: {d: 4}}}\n")
+    (tmp_path / "empty.yaml").write_text("# nothing set\n")
+    config = workflow_config([str(over), str(tmp_path / "empty.yaml")])
+    # The smoke settings, with the file's value over them, validated (schema defaults filled in).
+    assert config["local_to_global"]["transformer"]["model"] == {"d": 4, "context": 32, "mlp_ratio": 4}
+    assert config["benign_overfitting"]["model"]["n"] == 20
+    expected = validate_config(apply_settings(smoke_config(), [yaml.safe_load(over.read_text())]), SCHEMA)
+    assert all(config[paper.id] == expected[paper.id] for paper in papers())
+    assert workflow_config([]) == validate_config(paper_config(), SCHEMA)
+
+
 def test_defaults_fill_an_empty_config():
     config = validate_config({}, SCHEMA)
     assert config["local_to_global"]["fig1"]["chains"] == [{"p": 0.1, "q": 0.1}, {"p": 0.9, "q": 0.9}]

@@ -392,6 +392,17 @@ def test_config_files_of_a_snakemake_command_line():
     assert configfiles(["figures/all", "--cores", "2"]) == []
 
 
+def test_the_cores_are_read_from_either_spelling_of_the_option():
+    from replication.make_command import option_value
+
+    assert option_value(["figures/all", "-n", "--cores", "2"], "--cores") == "2"  # the last word
+    assert option_value(["figures/all", "--cores=3"], "--cores") == "3"
+    assert option_value(["--set=a.b=c"], "--set") == "a.b=c"  # the value keeps its own "="
+    assert option_value(["figures/all", "--cores"], "--cores") is None  # the value missing
+    assert option_value(["--cores"], "--cores") is None
+    assert option_value(["--cores-per-job", "4", "--coresx=2"], "--cores") is None
+
+
 def test_a_config_file_that_does_not_exist_stops_before_anything_is_created(tmp_path, capsys):
     workdir = tmp_path / "variants" / "smokee"
     typo = ROOT / "config" / "smokee.yaml"

@@ -65,6 +65,28 @@ def test_a_misspelt_variant_stops_in_one_line_naming_the_variants_there(tmp_path
         variant_settings_file("plateaux", [], tmp_path, PAPER_CONFIG, "plateau")
 
 
+def test_the_variants_listed_are_the_files_then_the_other_trees_built(tmp_path, monkeypatch):
+    from replication.variants import commands
+    from replication.variants.commands import known_variants
+
+    (tmp_path / "figures").mkdir()  # the root's own record: the paper's tree, not a variant
+    (tmp_path / "figures" / "settings.yaml").write_text(yaml.safe_dump(record_of(resolve([]))))
+    built_tree(tmp_path, "fig4-chain", resolve([SMOKE]))  # built from its file: listed once, as a file
+    built_tree(tmp_path, "lr2x", resolve([SMOKE]))
+    files, built = known_variants(tmp_path)
+    assert "fig4-chain" in files and built == ["lr2x"]
+    monkeypatch.chdir(tmp_path)  # the root: the current folder
+    assert known_variants() == (files, built)
+    # No variant file and no tree: the listing says so; a name close to none gets no guess.
+    monkeypatch.setattr(commands, "VARIANT_FILES", tmp_path / "no-files")
+    message = commands.unknown_variant("zzz", tmp_path / "empty", PAPER_CONFIG, "phase")
+    assert message == (
+        "variant 'zzz' has no settings: no config/variants/zzz.yaml, no SET and no tree variants/zzz; "
+        "the variants: none (config/variants/); a new variant takes them from SET: "
+        "make phase VARIANT=zzz SET='key.path=value ...'"
+    )
+
+
 def test_a_variant_takes_its_settings_from_its_file_its_set_or_its_tree(tmp_path):
     lr = parse_assignments([f"{LR}=0.002"])
     tree = built_tree(tmp_path, "lr2x", resolve([SMOKE], {**lr, "variant": "lr2x"}), overlay=lr)

@@ -94,6 +94,19 @@ def test_variants_change_one_setting_each():
         variant_settings(RUN, ABLATION, "two_symbol_embedding", "rank_one")
 
 
+def test_every_variant_the_settings_allow_is_retrained_once():
+    from replication.papers.local_to_global.transformer.ablation import RETRAINED, _retrained_variants
+    from replication.variants import resolve
+
+    # The variants Fig. 3 and Fig. 6 run with the default settings (fig3: every one it allows).
+    ablation = resolve([])["local_to_global"]["transformer"]["ablation"]
+    retrained = _retrained_variants()
+    assert retrained == RETRAINED and len(set(retrained)) == len(retrained)
+    assert set(retrained) == {*ablation["fig3"], *ablation["fig6"]} and "pipeline" not in retrained
+    for variant in retrained:  # each one a run of its own settings
+        assert variant_settings(RUN, ABLATION, variant, "rank_one" if variant == "value_output" else "standard")
+
+
 def test_schedule_horizon_keeps_the_lr_near_its_peak():
     model = MarkovTransformer(TransformerConfig.from_settings(RUN))
     rates = {}
