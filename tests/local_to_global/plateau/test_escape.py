@@ -9,11 +9,14 @@ import pandas as pd
 import pytest
 
 from helpers import SMALL_RUN_TRAINING, schema_defaults
+
+from replication.contract import BEYOND_THE_PAPER
+from replication.papers.local_to_global import PAPER
 from replication.papers.local_to_global.phase.grid import Cell
 from replication.papers.local_to_global.phase.settings import phase_run_settings, phase_settings
 from replication.papers.local_to_global.phase.tables import measure_runs
 from replication.papers.local_to_global.phase.training import train_cell
-from replication.papers.local_to_global.plateau.claims import escape_claims
+from replication.papers.local_to_global.plateau.claims import ESCAPE_FIGURE, escape_claims
 from replication.papers.local_to_global.plateau.escape import (
     COLUMNS,
     batch_free,
@@ -280,6 +283,26 @@ def test_the_claims_per_cell_are_the_verdicts_of_the_seeds_that_can_be_told():
     statement = claims["5b (p=0.5, q=0.8)"].statement
     assert "at batch 16 it comes at most 2 times later than at batch 4" in statement and "sigma 0.02" in statement
     assert "sigma 0.005, 0.01, 0.02, 0.04 at batch 16" in claims["5i (p=0.5, q=0.8)"].statement
+
+
+def test_every_escape_claim_names_its_cell_figure_and_spec_in_the_tables_order():
+    settings = dataclasses.replace(SETTINGS, cells=tuple(dict.fromkeys(zip(ESCAPE.p, ESCAPE.q))))
+    claims = escape_claims(ESCAPE, settings)
+    cells = [f"p={p:g}, q={q:g}" for p, q in dict.fromkeys(zip(ESCAPE.p, ESCAPE.q))]  # not sorted
+    assert [c.claim_id for c in claims] == [f"{kind} ({cell})" for cell in cells for kind in ("5i", "5b")]
+    for claim in claims:
+        assert (claim.paper, claim.figure, claim.spec) == (PAPER.name, ESCAPE_FIGURE, BEYOND_THE_PAPER)
+        p, q = claim.claim_id.removesuffix(")").split("(")[1].replace("p=", "").replace("q=", "").split(", ")
+        assert claim.statement.startswith(f"Standard init, (p, q) = ({p}, {q}): the escape ")
+    byid = {c.claim_id: c for c in claims}
+    grows, free = byid["5i (p=0.6, q=0.9)"], byid["5b (p=0.6, q=0.9)"]
+    assert grows.threshold.startswith("least-squares slope of the escape iteration against log(1/sigma) > 0")
+    assert grows.threshold.endswith("(per seed; at least 2)")
+    assert grows.reason == "seed 1 slope 100; seed 2 fewer than 2 sigma values escaped; seed 3 fewer than 2 sigma values escaped"
+    assert free.threshold.startswith("escape at batch 16 / escape at batch 4 <= 2 (per seed; a run that never escaped")
+    assert free.reason == "seed 1 ratio 1.2; seed 2 ratio 3.2; seed 3 batch 4 never escaped"
+    assert byid["5b (p=0.8, q=0.5)"].reason.startswith("seed 1 ratio >= 6; seed 2 ratio >= 6")
+    assert "; a noise-driven escape slows with a bigger batch." in free.statement
 
 
 def test_the_findings_name_each_cells_explanation():
