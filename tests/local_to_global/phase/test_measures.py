@@ -208,3 +208,45 @@ def test_the_canonical_prediction_by_init_and_side():
     assert canonical_prediction("ours", 0.6, 0.6) is False
     assert canonical_prediction("ours", 0.2, 0.3) is None
     assert canonical_prediction("rank_one", 0.6, 0.6) is None
+
+
+def hand_run(closed, gaps=(1.0, 2.0, 1.0, 2.0, 1.0)):
+    """Evaluations with the given unsmoothed closed fractions and batch gaps u - c (dyadic numbers:
+    every fraction is exact); the chain's losses vary from batch to batch."""
+    chain_loss = np.array([0.25, 0.5, 0.0, 0.75, 0.125])
+    gaps = np.asarray(gaps)
+    unigram_loss = chain_loss + gaps
+    model_loss = unigram_loss - np.asarray(closed) * gaps
+    steps = np.arange(0, 50, 10)
+    return pd.DataFrame({"step": steps, "test_loss": model_loss, "chain_loss": chain_loss, "unigram_loss": unigram_loss})
+
+
+def sample_std(values) -> float:
+    values = np.asarray(values, dtype=float)
+    return float(np.sqrt(((values - values.mean()) ** 2).sum() / (len(values) - 1)))
+
+
+def test_the_measures_of_a_hand_made_run():
+    """No smoothing: the drop ends where the closed fraction first reaches -drop, the escape where it
+    first reaches ``escape`` (here only at the last evaluation), both thresholds inclusive."""
+    settings = MeasureSettings(escape=0.5, drop=0.5, smooth=1, resolution=10.0)
+    closed = [-1.0, -0.5, 0.25, 0.375, 0.5]
+    frame = hand_run(closed)
+    measures = run_measures(frame, CHAIN, settings, reached=0.5, tail=3)
+    assert (measures["last_step"], measures["drop_end"], measures["escape"]) == (40, 10, 40.0)
+    assert measures["escaped"] and not measures["censored"] and measures["plateau_length"] == 30.0
+    assert measures["final_closed"] == 0.5 and measures["reached"]  # at the threshold: reached
+    assert measures["noise_gap"] == pytest.approx(sample_std(frame.unigram_loss - frame.chain_loss))
+    assert measures["noise_closed"] == pytest.approx(sample_std(closed[-3:]))  # 0.125
+    fixed = (CHAIN.unigram_loss - frame.test_loss.to_numpy()[-3:]) / gap(CHAIN)
+    assert measures["noise_closed_fixed"] == pytest.approx(sample_std(fixed))
+    never = run_measures(hand_run([-1.0, -0.75, -0.625, -0.75, -0.875]), CHAIN, settings, reached=0.5, tail=3)
+    assert never["drop_end"] == 40 and not never["escaped"] and never["plateau_length"] == 0.0
+
+
+@pytest.mark.parametrize("noise, expected", [(0.5, True), (0.5 + 1e-9, False)])
+def test_a_gap_exactly_at_the_resolution_is_resolvable(noise, expected):
+    """The trailing mean of 4 batches has noise / 2: a gap of 0.5 against a noise of 0.5 at a
+    resolution of 2 sits exactly at the bound."""
+    settings = MeasureSettings(escape=0.5, drop=0.5, smooth=4, resolution=2.0)
+    assert resolvable(0.5, noise, settings) is expected
