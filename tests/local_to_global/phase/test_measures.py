@@ -21,6 +21,7 @@ from replication.papers.local_to_global.phase.measures import (
     settled_since,
 )
 from replication.papers.local_to_global.phase.prediction import canonical_prediction
+from replication.papers.local_to_global.phase.tables import _tail, summarise_cells
 from replication.papers.local_to_global.phase.settings import (
     MeasureSettings,
     PhaseSettings,
@@ -250,3 +251,38 @@ def test_a_gap_exactly_at_the_resolution_is_resolvable(noise, expected):
     resolution of 2 sits exactly at the bound."""
     settings = MeasureSettings(escape=0.5, drop=0.5, smooth=4, resolution=2.0)
     assert resolvable(0.5, noise, settings) is expected
+
+
+@pytest.mark.parametrize("patience, tail", [(10, 3), (35, 3), (40, 4)])
+def test_the_noise_tail_is_the_patience_in_evaluations_at_least_three(patience, tail):
+    phase = dataclasses.replace(small_grid((0.8,), (0.7,)), stop=StopSettings(closed=0.9, patience=patience))
+    assert _tail(phase) == tail
+
+
+def test_the_cell_table_pools_the_noise_and_keeps_the_runs_order():
+    """Cells and inits in the order of measures.csv (not sorted); the noise of a cell is the root mean
+    square over both inits' runs; a median escape only where every seed escaped."""
+    rows = []
+    for p, q in ((0.8, 0.7), (0.2, 0.3)):
+        for init, noise, escapes in (("standard", 0.3, (600.0, np.nan)), ("ours", 0.4, (100.0, 300.0))):
+            for seed, escape in zip((1, 2), escapes):
+                rows.append(
+                    {"p": p, "q": q, "init": init, "seed": seed, "noise_gap": noise, "escaped": not np.isnan(escape),
+                     "escape": escape, "plateau_length": 100.0 * seed, "censored": np.isnan(escape),
+                     "on_plateau_window": seed == 1, "on_plateau_horizon": False, "reached": seed == 2,
+                     "final_excess": 0.1 * seed, "noise_closed": 0.01 * seed, "noise_closed_fixed": 0.02 * seed,
+                     "steps_run": 400 * seed}
+                )  # fmt: skip
+    phase = small_grid((0.2, 0.8), (0.3, 0.7))
+    cells = summarise_cells(pd.DataFrame(rows), phase)
+    assert list(zip(cells.p, cells.q, cells.init)) == [
+        (0.8, 0.7, "standard"), (0.8, 0.7, "ours"), (0.2, 0.3, "standard"), (0.2, 0.3, "ours")
+    ]  # fmt: skip
+    assert cells.noise_gap.tolist() == pytest.approx([np.sqrt((0.3**2 + 0.4**2) / 2)] * 4)
+    assert np.isnan(cells.median_escape[0]) and cells.median_escape[1] == 200.0
+    assert cells.censored.tolist() == [1, 0, 1, 0] and cells.seeds.tolist() == [2] * 4
+    assert cells.median_final_excess.tolist() == pytest.approx([0.15] * 4)
+    assert cells.noise_closed.tolist() == pytest.approx([0.015] * 4)
+    assert cells.noise_closed_fixed.tolist() == pytest.approx([0.03] * 4)
+    assert cells.steps_run.tolist() == [1200] * 4 and cells.steps_horizon.tolist() == [2 * phase.horizon] * 4
+    assert cells.on_plateau_window.tolist() == [0.5] * 4 and cells.reached.tolist() == [0.5] * 4
