@@ -311,3 +311,64 @@ def test_the_summary_keeps_the_gradient_and_the_plateau_per_cell():
     expected = points.groupby(["p", "q"], sort=False).plateau_length.median()
     assert cells.median_plateau.to_numpy() == pytest.approx(expected.to_numpy(), nan_ok=True)
     assert list(zip(cells.p, cells.q)) == CELLS
+
+
+def varied_points():
+    """The synthetic points at two point kinds (listed against their sorted order), with distinct
+    block weights, one seed exactly at the sign test's bound and unresolved modes whose bias is 0.5
+    and 3 x tol."""
+    points = synthetic()[0].reset_index(drop=True)
+    weights = {"W_1": 0.5, "W_Q": 0.3, "W_K": 0.15, "e": 0.05}
+    points = points.assign(**{f"weight_{b}": weights.get(b, 0.0) for b in BLOCKS})
+    points = points.assign(**{f"mode_weight_{b}": weights.get(b, 0.0) for b in BLOCKS})
+    bound = (points.p == 0.6) & (points.q == 0.9) & (points.seed == 1)
+    points.loc[bound, ["curvature", "curvature_noise"]] = [-3 * 2.0**-16, 2.0**-16]  # + 3 SE is exactly 0
+    unresolved = (points.p == 0.9) & (points.q == 0.9)
+    points.loc[unresolved, "mode_verdict"] = "unresolved"
+    points.loc[unresolved, "mode_bias"] = np.where(points.seed[unresolved] == 1, 0.75, 4.5)  # tol 1.5
+    points.loc[unresolved, "mode_curvature"] = [-0.25, 0.5, 0.125]
+    return pd.concat([points, points.assign(point="at the drop")], ignore_index=True)
+
+
+def test_the_findings_list_the_cells_points_and_numbers_behind_each_verdict():
+    points = varied_points()
+    slopes = pd.DataFrame({"p": [0.8, 0.5], "q": [0.5, 0.8], "seed": [1, 1], "measured_slope": [3.0, 4.0],
+                           "predicted_slope": [2.0, 2.0]})  # fmt: skip
+    growth = pd.DataFrame({"p": [0.8, 0.5], "q": [0.5, 0.8], "seed": [1, 2], "fitted_rate": [2.5, np.nan],
+                           "checkpoints_fitted": [5, 0], "predicted_rate": [2.0, 2.0]})  # fmt: skip
+    text = findings(summarise(points), points, {"runs": 0}, slopes, growth)
+    assert text.index("## iteration 300") < text.index("## at the drop")
+    section = text.split("## at the drop")[1]
+    assert "- **full model**: a saddle in every seed at 4 of 6 cells" in section
+    assert "unresolved in every seed at 1 ((0.9, 0.9)); seeds differ at 0 (none)." in section
+    assert "- **canonical directions**: a saddle in every seed at 0 of 6 cells (none);" in section
+    assert "the stated fraction of lambda_max, median 30" in section and "(83%)" in section
+    assert "below 0 by 3 standard errors at 12 of 18 points ((0.5, 0.8) seed 1," in section  # not the bound seed
+    assert "(0.8, 0.5) seed 3), at 3.3 to 3.3 x tol." in section
+    assert "the largest blocks are W_1 0.50, W_Q 0.30, W_K 0.15." in section
+    assert "it lies in W_1 0.50, W_Q 0.30, W_K 0.15 (medians)" in section
+    assert "Weight decay's share of its rate: median 0;" in section
+    unresolved = (
+        "- **Unresolved in AdamW's view**: 3 of 18 points ((0.9, 0.9) seed 1, (0.9, 0.9) seed 2, (0.9, 0.9) seed 3); "
+        "the held-out curvature there is -0.25 to 0.5, but the fitted set's bias is 0.5 to 3 x tol, so no minimum "
+        "can be called: a fitted set 1 to 3 times larger would be needed if the bias falls as 1/sequences, 1 to 9 "
+        "times if as 1/sqrt(sequences)."
+    )
+    assert unresolved in section
+    assert "- No escaping run with its mode measured: nothing to compare." in text
+    assert text.index("at (0.8, 0.5), measured vs predicted: seed 1 3 vs 2.") < text.index("at (0.5, 0.8)")
+    assert "## The instability seen growing" in text and text.startswith("# Minimum or saddle: findings\n")
+    assert "- (0.8, 0.5) seed 1: the projection on AdamW's unstable mode grows at 2.5 per unit of learning rate over 5 checkpoints; predicted 2." in text
+    assert "- (0.5, 0.8) seed 2: the projection on AdamW's unstable mode never outgrows its noise before the loss moves; predicted 2." in text
+    tied = points.assign(mode_tol=points.tol)  # tol from the schedule's horizon: the mode's tolerance
+    assert "(the curvature that would grow a direction from sigma to 1" in findings(summarise(tied), tied, {}, slopes)
+
+
+def test_the_resolved_share_of_a_single_point_and_the_sign_line_without_negative_curvature():
+    points = synthetic(seeds=(1,))[0]
+    one = points[(points.p == 0.6) & (points.q == 0.9)]
+    text = findings(summarise(one), one, {}, pd.DataFrame(columns=["p", "q"]))
+    assert "- **Resolved**: 1 of 1 (cell, seed) verdicts on the full model (100%)" in text
+    assert "below 0 by 3 standard errors at 0 of 1 points (none)." in text
+    assert "Where the negative direction lies" not in text and "Unresolved in" not in text
+    assert "below 0 by 4 standard errors" in findings(summarise(one), one, {}, pd.DataFrame(columns=["p", "q"]), z=4.0)
