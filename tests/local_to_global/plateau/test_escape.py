@@ -315,6 +315,27 @@ def test_the_findings_name_each_cells_explanation():
     assert "saddle: 1 ((0.5, 0.8)); noise: 2 ((0.8, 0.5), (0.6, 0.9)); neither: 1 ((0.7, 0.6))" in text
 
 
+def test_each_cells_finding_lists_its_own_seeds_slopes_ratios_and_medians():
+    text = escape_findings(ESCAPE, 2.0)
+    assert text.startswith(
+        "## What decides the escape\n\nWritten by the pipeline from `results/local_to_global/plateau/escape.csv`"
+    )
+    assert "(5b: at the largest batch at most 2 times later than at the smallest)" in text
+    lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith("- **(")}
+    saddle, none, split = lines["- **(0.5, 0.8)"], lines["- **(0.9, 0.9)"], lines["- **(0.6, 0.9)"]
+    assert "(slopes, iterations per unit of log(1/sigma): 100, 100, 100)" in saddle
+    assert "(largest over smallest batch: 1.2, 1.2, 1.2)" in saddle  # no bound: no ">="
+    assert "(slopes, iterations per unit of log(1/sigma): none)" in none  # not the seeds of (0.6, 0.9)
+    assert "(largest over smallest batch: none)" in none
+    assert "(slopes, iterations per unit of log(1/sigma): 100);" in split
+    assert "(largest over smallest batch: 1.2, 3.2)" in split
+    assert "(largest over smallest batch: >= 6, >= 6, >= 6)" in lines["- **(0.8, 0.5)"]
+    backwards = escape_findings(ESCAPE.iloc[::-1], 2.0)  # the medians stay in the order of the values
+    assert "escape by sigma 0.005: 580, 0.01: 511, 0.02: 441, 0.04: 372." in backwards
+    assert "escape by batch 4: 500, 8: 520, 16: 600." in backwards
+    assert text.endswith("not checkable: 1 ((0.9, 0.9)).\n")
+
+
 def test_the_figure_draws_every_run_and_never_escaped_ones_at_the_horizon():
     figure, data = escape_figure(ESCAPE, 2.0)
     assert len(data) == len(ESCAPE)
