@@ -134,6 +134,7 @@ def test_every_row_names_the_paper_the_figure_the_cell_and_the_criterion():
     assert skipped.reason == "unresolvable: gap 0.05 nats against a batch-gap noise of 0.002 (measures.resolution)"
     aligned = claims["6g (p=0.8, q=0.7)"]
     assert aligned.statement.startswith("Standard init, (p, q) = (0.8, 0.7): W_1 and W_V end rank one")
+    assert aligned.statement.endswith("(Sec. 5.1: 'the same conclusion holds for all (p, q)').")
     assert aligned.threshold == f"min(share W_1, share W_V) >= {CLAIMS.share_fig3} and |cos e| >= {CLAIMS.cos_e} after the last step"
     assert aligned.rule.startswith("per seed; ") and aligned.measured == 0.99
     assert aligned.reason == (
@@ -189,3 +190,10 @@ def test_no_resolvable_cell_says_how_many_were_not():
     assert (over.paper, over.figure, over.spec) == (PAPER.name, FIGURE, BEYOND_THE_PAPER)
     assert over.reason == "no resolvable cell (3 unresolvable)"
     assert over.statement.startswith("Standard init, every resolvable cell (0 of 3): W_1")
+
+
+def test_a_grid_of_the_standard_init_alone_gets_its_6g_rows():
+    cells, runs = _cells({}), _runs(ESCAPES, REACHED)
+    claims = _by_id(phase_claims(runs[runs.init == "standard"], cells[cells.init == "standard"], PHASE, CLAIMS))
+    assert claims["6g (all cells)"].n_runs == 3 and claims["6g (p=0.2, q=0.3)"].kind == "checked"
+    assert claims["5o (all cells)"].kind == "not checkable"  # no cell of our init
