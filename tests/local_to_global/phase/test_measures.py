@@ -21,7 +21,8 @@ from replication.papers.local_to_global.phase.measures import (
     settled_since,
 )
 from replication.papers.local_to_global.phase.prediction import canonical_prediction
-from replication.papers.local_to_global.phase.tables import _tail, summarise_cells
+from replication.papers.local_to_global.phase.tables import _tail, measure_runs, summarise_cells
+from replication.papers.local_to_global.phase.training import CellOutputs
 from replication.papers.local_to_global.phase.settings import (
     MeasureSettings,
     PhaseSettings,
@@ -286,3 +287,22 @@ def test_the_cell_table_pools_the_noise_and_keeps_the_runs_order():
     assert cells.noise_closed_fixed.tolist() == pytest.approx([0.03] * 4)
     assert cells.steps_run.tolist() == [1200] * 4 and cells.steps_horizon.tolist() == [2 * phase.horizon] * 4
     assert cells.on_plateau_window.tolist() == [0.5] * 4 and cells.reached.tolist() == [0.5] * 4
+
+
+def test_the_run_table_has_a_row_per_run_in_the_cells_order_with_its_plateau_at_window_and_horizon():
+    e = np.array([0.5, -0.5, 0.5, 0.5])
+    runs = [("standard", 2, plateau_then_escape(escape=600), True), ("standard", 1, np.ones(len(STEPS)), False),
+            ("ours", 1, plateau_then_escape(escape=800), False)]  # fmt: skip
+    evaluations = pd.concat([curves(excess).assign(init=init, seed=seed) for init, seed, excess, _ in runs])
+    table = pd.DataFrame(
+        [{"init": init, "seed": seed, "steps_run": 1000, "stopped_early": stopped} for init, seed, _, stopped in runs]
+    )
+    final = {f"{init}/seed{seed}/{name}": value for init, seed, _, _ in runs
+             for name, value in (("e", e), ("W_1", np.outer(np.arange(1.0, 17.0), e)), ("W_V", np.outer(e, e)))}  # fmt: skip
+    phase = dataclasses.replace(small_grid((0.5,), (0.8,)), horizon=1000, window=700, measures=MEASURES)
+    frame = measure_runs({Cell.keyed(0.5, 0.8): CellOutputs(evaluations, table, final)}, phase)
+    assert list(zip(frame.init, frame.seed)) == [("standard", 2), ("standard", 1), ("ours", 1)]
+    assert frame.stopped_early.tolist() == [True, False, False]
+    assert frame.on_plateau_window.tolist() == [False, True, True]  # the escape near 620 is before 700, 820 not
+    assert frame.on_plateau_horizon.tolist() == [False, True, False]
+    assert frame.escape[0] == pytest.approx(620, abs=20) and frame.escape[2] == pytest.approx(820, abs=20)
