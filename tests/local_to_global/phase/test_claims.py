@@ -135,7 +135,10 @@ def test_every_row_names_the_paper_the_figure_the_cell_and_the_criterion():
     aligned = claims["6g (p=0.8, q=0.7)"]
     assert aligned.statement.startswith("Standard init, (p, q) = (0.8, 0.7): W_1 and W_V end rank one")
     assert aligned.statement.endswith("(Sec. 5.1: 'the same conclusion holds for all (p, q)').")
-    assert aligned.threshold == f"min(share W_1, share W_V) >= {CLAIMS.share_fig3} and |cos e| >= {CLAIMS.cos_e} after the last step"
+    assert (
+        aligned.threshold
+        == f"min(share W_1, share W_V) >= {CLAIMS.share_fig3} and |cos e| >= {CLAIMS.cos_e} after the last step"
+    )
     assert aligned.rule.startswith("per seed; ") and aligned.measured == 0.99
     assert aligned.reason == (
         "seed 1 shares 0.990/0.990, |cos e| 0.95/0.95 (not at the entropy rate); "
@@ -143,7 +146,10 @@ def test_every_row_names_the_paper_the_figure_the_cell_and_the_criterion():
     )
     over = claims["6g (all cells)"]
     assert over.statement.startswith("Standard init, every resolvable cell (2 of 3): W_1 and W_V")
-    assert (over.threshold, over.rule) == ("holds in every resolvable cell", "per cell (each over its seeds); holds in every cell")
+    assert (over.threshold, over.rule) == (
+        "holds in every resolvable cell",
+        "per cell (each over its seeds); holds in every cell",
+    )
     assert over.reason == (
         "holds in 2 of 2 resolvable cells; 1 unresolvable cells not judged; the cells that fail are the rows above"
     )

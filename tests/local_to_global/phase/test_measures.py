@@ -21,14 +21,14 @@ from replication.papers.local_to_global.phase.measures import (
     settled_since,
 )
 from replication.papers.local_to_global.phase.prediction import canonical_prediction
-from replication.papers.local_to_global.phase.tables import _tail, measure_runs, summarise_cells
-from replication.papers.local_to_global.phase.training import CellOutputs
 from replication.papers.local_to_global.phase.settings import (
     MeasureSettings,
     PhaseSettings,
     StopSettings,
     phase_run_settings,
 )
+from replication.papers.local_to_global.phase.tables import _tail, measure_runs, summarise_cells
+from replication.papers.local_to_global.phase.training import CellOutputs
 from replication.papers.local_to_global.transformer.settings import ExperimentSettings, TrainingSettings
 
 CHAIN = MarkovChain(0.5, 0.8)
@@ -220,7 +220,9 @@ def hand_run(closed, gaps=(1.0, 2.0, 1.0, 2.0, 1.0)):
     unigram_loss = chain_loss + gaps
     model_loss = unigram_loss - np.asarray(closed) * gaps
     steps = np.arange(0, 50, 10)
-    return pd.DataFrame({"step": steps, "test_loss": model_loss, "chain_loss": chain_loss, "unigram_loss": unigram_loss})
+    return pd.DataFrame(
+        {"step": steps, "test_loss": model_loss, "chain_loss": chain_loss, "unigram_loss": unigram_loss}
+    )
 
 
 def sample_std(values) -> float:
@@ -297,8 +299,8 @@ def test_the_run_table_has_a_row_per_run_in_the_cells_order_with_its_plateau_at_
     table = pd.DataFrame(
         [{"init": init, "seed": seed, "steps_run": 1000, "stopped_early": stopped} for init, seed, _, stopped in runs]
     )
-    final = {f"{init}/seed{seed}/{name}": value for init, seed, _, _ in runs
-             for name, value in (("e", e), ("W_1", np.outer(np.arange(1.0, 17.0), e)), ("W_V", np.outer(e, e)))}  # fmt: skip
+    weights = (("e", e), ("W_1", np.outer(np.arange(1.0, 17.0), e)), ("W_V", np.outer(e, e)))
+    final = {f"{init}/seed{seed}/{name}": value for init, seed, _, _ in runs for name, value in weights}
     phase = dataclasses.replace(small_grid((0.5,), (0.8,)), horizon=1000, window=700, measures=MEASURES)
     frame = measure_runs({Cell.keyed(0.5, 0.8): CellOutputs(evaluations, table, final)}, phase)
     assert list(zip(frame.init, frame.seed)) == [("standard", 2), ("standard", 1), ("ours", 1)]

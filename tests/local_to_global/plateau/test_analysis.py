@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from replication.papers.local_to_global.plateau.adamw import predicted_escape, predicted_slope
 from replication.contract import BEYOND_THE_PAPER
 from replication.papers.local_to_global import PAPER
+from replication.papers.local_to_global.plateau.adamw import predicted_escape, predicted_slope
 from replication.papers.local_to_global.plateau.analysis import (
     ESCAPE_FACTOR,
     SLOPE_FACTOR,
@@ -239,7 +239,12 @@ def test_the_threshold_says_what_tol_is_and_the_significance(tolerance, tol):
 def test_the_resolved_share_is_one_count_over_the_points_on_the_plateau():
     claims = {c.claim_id: c for c in all_claims()}
     full, canonical = claims["3r"], claims["3r canonical"]
-    assert (full.measured, full.holds, full.n_runs, full.reason) == (pytest.approx(15 / 18), False, 18, "15 of 18 resolved")
+    assert (full.measured, full.holds, full.n_runs, full.reason) == (
+        pytest.approx(15 / 18),
+        False,
+        18,
+        "15 of 18 resolved",
+    )
     assert (canonical.measured, canonical.holds, canonical.n_runs) == (1.0, True, 18)
     assert full.rule == "one count over the points" and full.threshold == f"resolved share >= {RESOLVED:g}"
     assert "the verdict on the full model (saddle" in full.statement
@@ -252,7 +257,12 @@ def test_the_resolved_share_is_one_count_over_the_points_on_the_plateau():
 
 def test_no_point_on_the_plateau_leaves_the_resolved_share_not_checkable():
     claim = resolved_claim(synthetic()[0].assign(on_plateau=False), "canonical_", "3r canonical", "the restriction")
-    assert (claim.paper, claim.claim_id, claim.figure, claim.spec) == (PAPER.name, "3r canonical", FIGURE, BEYOND_THE_PAPER)
+    assert (claim.paper, claim.claim_id, claim.figure, claim.spec) == (
+        PAPER.name,
+        "3r canonical",
+        FIGURE,
+        BEYOND_THE_PAPER,
+    )
     assert (claim.kind, claim.reason, claim.n_runs) == ("not checkable", "no point on the plateau", 0)
     assert "the verdict on the restriction" in claim.statement
 
@@ -358,8 +368,11 @@ def test_the_findings_list_the_cells_points_and_numbers_behind_each_verdict():
     assert "- No escaping run with its mode measured: nothing to compare." in text
     assert text.index("at (0.8, 0.5), measured vs predicted: seed 1 3 vs 2.") < text.index("at (0.5, 0.8)")
     assert "## The instability seen growing" in text and text.startswith("# Minimum or saddle: findings\n")
-    assert "- (0.8, 0.5) seed 1: the projection on AdamW's unstable mode grows at 2.5 per unit of learning rate over 5 checkpoints; predicted 2." in text
-    assert "- (0.5, 0.8) seed 2: the projection on AdamW's unstable mode never outgrows its noise before the loss moves; predicted 2." in text
+    mode = "the projection on AdamW's unstable mode"
+    assert (
+        f"- (0.8, 0.5) seed 1: {mode} grows at 2.5 per unit of learning rate over 5 checkpoints; predicted 2." in text
+    )
+    assert f"- (0.5, 0.8) seed 2: {mode} never outgrows its noise before the loss moves; predicted 2." in text
     tied = points.assign(mode_tol=points.tol)  # tol from the schedule's horizon: the mode's tolerance
     assert "(the curvature that would grow a direction from sigma to 1" in findings(summarise(tied), tied, {}, slopes)
 

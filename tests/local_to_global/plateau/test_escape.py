@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from helpers import SMALL_RUN_TRAINING, schema_defaults
-
 from replication.contract import BEYOND_THE_PAPER
 from replication.papers.local_to_global import PAPER
 from replication.papers.local_to_global.phase.grid import Cell
@@ -298,7 +297,10 @@ def test_every_escape_claim_names_its_cell_figure_and_spec_in_the_tables_order()
     grows, free = byid["5i (p=0.6, q=0.9)"], byid["5b (p=0.6, q=0.9)"]
     assert grows.threshold.startswith("least-squares slope of the escape iteration against log(1/sigma) > 0")
     assert grows.threshold.endswith("(per seed; at least 2)")
-    assert grows.reason == "seed 1 slope 100; seed 2 fewer than 2 sigma values escaped; seed 3 fewer than 2 sigma values escaped"
+    assert (
+        grows.reason
+        == "seed 1 slope 100; seed 2 fewer than 2 sigma values escaped; seed 3 fewer than 2 sigma values escaped"
+    )
     assert free.threshold.startswith("escape at batch 16 / escape at batch 4 <= 2 (per seed; a run that never escaped")
     assert free.reason == "seed 1 ratio 1.2; seed 2 ratio 3.2; seed 3 batch 4 never escaped"
     assert byid["5b (p=0.8, q=0.5)"].reason.startswith("seed 1 ratio >= 6; seed 2 ratio >= 6")
