@@ -385,3 +385,16 @@ def test_the_resolved_share_of_a_single_point_and_the_sign_line_without_negative
     assert "below 0 by 3 standard errors at 0 of 1 points (none)." in text
     assert "Where the negative direction lies" not in text and "Unresolved in" not in text
     assert "below 0 by 4 standard errors" in findings(summarise(one), one, {}, pd.DataFrame(columns=["p", "q"]), z=4.0)
+
+
+def test_a_cell_whose_seeds_differ_is_listed_as_such_and_the_mode_is_optional():
+    """One seed a saddle, one a minimum, one unresolved: neither every seed's verdict nor unresolved
+    in all; points without AdamW's view (no mode measured) get the full model's lines alone."""
+    points = synthetic()[0].reset_index(drop=True)
+    mixed = (points.p == 0.6) & (points.q == 0.7)
+    points.loc[mixed, "verdict"] = ["saddle", "minimum", "unresolved"]
+    points = points.drop(columns=[c for c in points if c.startswith("mode_")])
+    text = findings(summarise(points), points, {}, pd.DataFrame(columns=["p", "q"]))
+    assert "a saddle in every seed at 3 of 6 cells ((0.5, 0.8), (0.7, 0.6), (0.8, 0.5))" in text
+    assert "unresolved in every seed at 1 ((0.9, 0.9)); seeds differ at 1 ((0.6, 0.7))." in text
+    assert "(the stated fraction of lambda_max, median 30)" in text and "AdamW's" not in text.split("## The")[0]
