@@ -287,7 +287,7 @@ def test_fig1_claims_state_the_spec_ranges():
     assert [c.threshold for c in claims] == ranges
     for claim, (scenario, split) in zip(claims, SPEC_FIG1):
         assert claim.claim_id == f"fig1_{scenario}_{split}_accuracy"
-        assert claim.figure == "Fig. 1" and claim.holds
+        assert claim.figure == "Fig. 1" and claim.holds and claim.spec == "BO-fig1"
         assert claim.statement.startswith(f"{scenario.replace('_', ' ')} token selection: {split} accuracy")
         assert claim.statement.endswith(claim.threshold)
         assert claim.reason.startswith(f"{split} accuracy {SPEC_FIG1[scenario, split]:.3f} ")
@@ -332,7 +332,7 @@ def test_fig2_claims_at_their_thresholds():
     assert (clean.claim_id, noisy.claim_id) == ("fig2_clean_r_to_one", "fig2_noisy_r_to_zero")
     assert clean.holds and clean.measured == 0.75 and clean.threshold == ">= 0.75"
     assert noisy.holds and noisy.measured == 0.25 and noisy.threshold == "<= 0.25"
-    assert clean.figure == noisy.figure == "Fig. 2"
+    assert clean.figure == noisy.figure == "Fig. 2" and clean.spec == noisy.spec == "BO-fig2"
     assert "r goes to 1" in clean.statement and "r goes to 0" in noisy.statement
     assert clean.reason == "smallest final r over clean samples; d = 300, ||mu|| = 12.5, 120 steps"
     assert noisy.reason == "largest final r over noisy samples; d = 300, ||mu|| = 12.5, 120 steps"

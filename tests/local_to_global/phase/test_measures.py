@@ -27,6 +27,8 @@ from replication.papers.local_to_global.phase.settings import (
     StopSettings,
     phase_run_settings,
 )
+from replication.papers.local_to_global.phase.tables import _tail, measure_runs, summarise_cells
+from replication.papers.local_to_global.phase.training import CellOutputs
 from replication.papers.local_to_global.transformer.settings import ExperimentSettings, TrainingSettings
 
 CHAIN = MarkovChain(0.5, 0.8)
@@ -208,3 +210,101 @@ def test_the_canonical_prediction_by_init_and_side():
     assert canonical_prediction("ours", 0.6, 0.6) is False
     assert canonical_prediction("ours", 0.2, 0.3) is None
     assert canonical_prediction("rank_one", 0.6, 0.6) is None
+
+
+def hand_run(closed, gaps=(1.0, 2.0, 1.0, 2.0, 1.0)):
+    """Evaluations with the given unsmoothed closed fractions and batch gaps u - c (dyadic numbers:
+    every fraction is exact); the chain's losses vary from batch to batch."""
+    chain_loss = np.array([0.25, 0.5, 0.0, 0.75, 0.125])
+    gaps = np.asarray(gaps)
+    unigram_loss = chain_loss + gaps
+    model_loss = unigram_loss - np.asarray(closed) * gaps
+    steps = np.arange(0, 50, 10)
+    return pd.DataFrame(
+        {"step": steps, "test_loss": model_loss, "chain_loss": chain_loss, "unigram_loss": unigram_loss}
+    )
+
+
+def sample_std(values) -> float:
+    values = np.asarray(values, dtype=float)
+    return float(np.sqrt(((values - values.mean()) ** 2).sum() / (len(values) - 1)))
+
+
+def test_the_measures_of_a_hand_made_run():
+    """No smoothing: the drop ends where the closed fraction first reaches -drop, the escape where it
+    first reaches ``escape`` (here only at the last evaluation), both thresholds inclusive."""
+    settings = MeasureSettings(escape=0.5, drop=0.5, smooth=1, resolution=10.0)
+    closed = [-1.0, -0.5, 0.25, 0.375, 0.5]
+    frame = hand_run(closed)
+    measures = run_measures(frame, CHAIN, settings, reached=0.5, tail=3)
+    assert (measures["last_step"], measures["drop_end"], measures["escape"]) == (40, 10, 40.0)
+    assert measures["escaped"] and not measures["censored"] and measures["plateau_length"] == 30.0
+    assert measures["final_closed"] == 0.5 and measures["reached"]  # at the threshold: reached
+    assert measures["noise_gap"] == pytest.approx(sample_std(frame.unigram_loss - frame.chain_loss))
+    assert measures["noise_closed"] == pytest.approx(sample_std(closed[-3:]))  # 0.125
+    fixed = (CHAIN.unigram_loss - frame.test_loss.to_numpy()[-3:]) / gap(CHAIN)
+    assert measures["noise_closed_fixed"] == pytest.approx(sample_std(fixed))
+    never = run_measures(hand_run([-1.0, -0.75, -0.625, -0.75, -0.875]), CHAIN, settings, reached=0.5, tail=3)
+    assert never["drop_end"] == 40 and not never["escaped"] and never["plateau_length"] == 0.0
+
+
+@pytest.mark.parametrize("noise, expected", [(0.5, True), (0.5 + 1e-9, False)])
+def test_a_gap_exactly_at_the_resolution_is_resolvable(noise, expected):
+    """The trailing mean of 4 batches has noise / 2: a gap of 0.5 against a noise of 0.5 at a
+    resolution of 2 sits exactly at the bound."""
+    settings = MeasureSettings(escape=0.5, drop=0.5, smooth=4, resolution=2.0)
+    assert resolvable(0.5, noise, settings) is expected
+
+
+@pytest.mark.parametrize("patience, tail", [(10, 3), (35, 3), (40, 4)])
+def test_the_noise_tail_is_the_patience_in_evaluations_at_least_three(patience, tail):
+    phase = dataclasses.replace(small_grid((0.8,), (0.7,)), stop=StopSettings(closed=0.9, patience=patience))
+    assert _tail(phase) == tail
+
+
+def test_the_cell_table_pools_the_noise_and_keeps_the_runs_order():
+    """Cells and inits in the order of measures.csv (not sorted); the noise of a cell is the root mean
+    square over both inits' runs; a median escape only where every seed escaped."""
+    rows = []
+    for p, q in ((0.8, 0.7), (0.2, 0.3)):
+        for init, noise, escapes in (("standard", 0.3, (600.0, np.nan)), ("ours", 0.4, (100.0, 300.0))):
+            for seed, escape in zip((1, 2), escapes):
+                rows.append(
+                    {"p": p, "q": q, "init": init, "seed": seed, "noise_gap": noise, "escaped": not np.isnan(escape),
+                     "escape": escape, "plateau_length": 100.0 * seed, "censored": np.isnan(escape),
+                     "on_plateau_window": seed == 1, "on_plateau_horizon": False, "reached": seed == 2,
+                     "final_excess": 0.1 * seed, "noise_closed": 0.01 * seed, "noise_closed_fixed": 0.02 * seed,
+                     "steps_run": 400 * seed}
+                )  # fmt: skip
+    phase = small_grid((0.2, 0.8), (0.3, 0.7))
+    cells = summarise_cells(pd.DataFrame(rows), phase)
+    assert list(zip(cells.p, cells.q, cells.init)) == [
+        (0.8, 0.7, "standard"), (0.8, 0.7, "ours"), (0.2, 0.3, "standard"), (0.2, 0.3, "ours")
+    ]  # fmt: skip
+    assert cells.noise_gap.tolist() == pytest.approx([np.sqrt((0.3**2 + 0.4**2) / 2)] * 4)
+    assert np.isnan(cells.median_escape[0]) and cells.median_escape[1] == 200.0
+    assert cells.censored.tolist() == [1, 0, 1, 0] and cells.seeds.tolist() == [2] * 4
+    assert cells.median_final_excess.tolist() == pytest.approx([0.15] * 4)
+    assert cells.noise_closed.tolist() == pytest.approx([0.015] * 4)
+    assert cells.noise_closed_fixed.tolist() == pytest.approx([0.03] * 4)
+    assert cells.steps_run.tolist() == [1200] * 4 and cells.steps_horizon.tolist() == [2 * phase.horizon] * 4
+    assert cells.on_plateau_window.tolist() == [0.5] * 4 and cells.reached.tolist() == [0.5] * 4
+
+
+def test_the_run_table_has_a_row_per_run_in_the_cells_order_with_its_plateau_at_window_and_horizon():
+    e = np.array([0.5, -0.5, 0.5, 0.5])
+    runs = [("standard", 2, plateau_then_escape(escape=600), True), ("standard", 1, np.ones(len(STEPS)), False),
+            ("ours", 1, plateau_then_escape(escape=800), False)]  # fmt: skip
+    evaluations = pd.concat([curves(excess).assign(init=init, seed=seed) for init, seed, excess, _ in runs])
+    table = pd.DataFrame(
+        [{"init": init, "seed": seed, "steps_run": 1000, "stopped_early": stopped} for init, seed, _, stopped in runs]
+    )
+    weights = (("e", e), ("W_1", np.outer(np.arange(1.0, 17.0), e)), ("W_V", np.outer(e, e)))
+    final = {f"{init}/seed{seed}/{name}": value for init, seed, _, _ in runs for name, value in weights}
+    phase = dataclasses.replace(small_grid((0.5,), (0.8,)), horizon=1000, window=700, measures=MEASURES)
+    frame = measure_runs({Cell.keyed(0.5, 0.8): CellOutputs(evaluations, table, final)}, phase)
+    assert list(zip(frame.init, frame.seed)) == [("standard", 2), ("standard", 1), ("ours", 1)]
+    assert frame.stopped_early.tolist() == [True, False, False]
+    assert frame.on_plateau_window.tolist() == [False, True, True]  # the escape near 620 is before 700, 820 not
+    assert frame.on_plateau_horizon.tolist() == [False, True, False]
+    assert frame.escape[0] == pytest.approx(620, abs=20) and frame.escape[2] == pytest.approx(820, abs=20)

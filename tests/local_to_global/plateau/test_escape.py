@@ -9,11 +9,13 @@ import pandas as pd
 import pytest
 
 from helpers import SMALL_RUN_TRAINING, schema_defaults
+from replication.contract import BEYOND_THE_PAPER
+from replication.papers.local_to_global import PAPER
 from replication.papers.local_to_global.phase.grid import Cell
 from replication.papers.local_to_global.phase.settings import phase_run_settings, phase_settings
 from replication.papers.local_to_global.phase.tables import measure_runs
 from replication.papers.local_to_global.phase.training import train_cell
-from replication.papers.local_to_global.plateau.claims import escape_claims
+from replication.papers.local_to_global.plateau.claims import ESCAPE_FIGURE, escape_claims
 from replication.papers.local_to_global.plateau.escape import (
     COLUMNS,
     batch_free,
@@ -293,6 +295,29 @@ def test_the_claims_per_cell_are_the_verdicts_of_the_seeds_that_can_be_told():
     assert "sigma 0.005, 0.01, 0.02, 0.04 at batch 16" in claims["5i (p=0.5, q=0.8)"].statement
 
 
+def test_every_escape_claim_names_its_cell_figure_and_spec_in_the_tables_order():
+    settings = dataclasses.replace(SETTINGS, cells=tuple(dict.fromkeys(zip(ESCAPE.p, ESCAPE.q))))
+    claims = escape_claims(ESCAPE, settings)
+    cells = [f"p={p:g}, q={q:g}" for p, q in dict.fromkeys(zip(ESCAPE.p, ESCAPE.q))]  # not sorted
+    assert [c.claim_id for c in claims] == [f"{kind} ({cell})" for cell in cells for kind in ("5i", "5b")]
+    for claim in claims:
+        assert (claim.paper, claim.figure, claim.spec) == (PAPER.name, ESCAPE_FIGURE, BEYOND_THE_PAPER)
+        p, q = claim.claim_id.removesuffix(")").split("(")[1].replace("p=", "").replace("q=", "").split(", ")
+        assert claim.statement.startswith(f"Standard init, (p, q) = ({p}, {q}): the escape ")
+    byid = {c.claim_id: c for c in claims}
+    grows, free = byid["5i (p=0.6, q=0.9)"], byid["5b (p=0.6, q=0.9)"]
+    assert grows.threshold.startswith("least-squares slope of the escape iteration against log(1/sigma) > 0")
+    assert grows.threshold.endswith("(per seed; at least 2)")
+    assert (
+        grows.reason
+        == "seed 1 slope 100; seed 2 fewer than 2 sigma values escaped; seed 3 fewer than 2 sigma values escaped"
+    )
+    assert free.threshold.startswith("escape at batch 16 / escape at batch 4 <= 2 (per seed; a run that never escaped")
+    assert free.reason == "seed 1 ratio 1.2; seed 2 ratio 3.2; seed 3 batch 4 never escaped"
+    assert byid["5b (p=0.8, q=0.5)"].reason.startswith("seed 1 ratio >= 6; seed 2 ratio >= 6")
+    assert "; a noise-driven escape slows with a bigger batch." in free.statement
+
+
 def test_the_findings_name_each_cells_explanation():
     text = escape_findings(ESCAPE, 2.0)
     assert "- **(0.5, 0.8): saddle.** Growth with log(1/sigma) holds in 3 of the 3 seeds (of 3) that can" in text
@@ -301,6 +326,27 @@ def test_the_findings_name_each_cells_explanation():
     assert "escape by sigma 0.005: >= 3000, 0.01: >= 3000, 0.02: >= 3000, 0.04: 372" in text  # 1 of 3 never: exact
     assert "escape by batch 4: 500, 8: 1500, 16: >= 3000" in text
     assert "saddle: 1 ((0.5, 0.8)); noise: 2 ((0.8, 0.5), (0.6, 0.9)); neither: 1 ((0.7, 0.6))" in text
+
+
+def test_each_cells_finding_lists_its_own_seeds_slopes_ratios_and_medians():
+    text = escape_findings(ESCAPE, 2.0)
+    assert text.startswith(
+        "## What decides the escape\n\nWritten by the pipeline from `results/local_to_global/plateau/escape.csv`"
+    )
+    assert "(5b: at the largest batch at most 2 times later than at the smallest)" in text
+    lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith("- **(")}
+    saddle, none, split = lines["- **(0.5, 0.8)"], lines["- **(0.9, 0.9)"], lines["- **(0.6, 0.9)"]
+    assert "(slopes, iterations per unit of log(1/sigma): 100, 100, 100)" in saddle
+    assert "(largest over smallest batch: 1.2, 1.2, 1.2)" in saddle  # no bound: no ">="
+    assert "(slopes, iterations per unit of log(1/sigma): none)" in none  # not the seeds of (0.6, 0.9)
+    assert "(largest over smallest batch: none)" in none
+    assert "(slopes, iterations per unit of log(1/sigma): 100);" in split
+    assert "(largest over smallest batch: 1.2, 3.2)" in split
+    assert "(largest over smallest batch: >= 6, >= 6, >= 6)" in lines["- **(0.8, 0.5)"]
+    backwards = escape_findings(ESCAPE.iloc[::-1], 2.0)  # the medians stay in the order of the values
+    assert "escape by sigma 0.005: 580, 0.01: 511, 0.02: 441, 0.04: 372." in backwards
+    assert "escape by batch 4: 500, 8: 520, 16: 600." in backwards
+    assert text.endswith("not checkable: 1 ((0.9, 0.9)).\n")
 
 
 def test_the_figure_draws_every_run_and_never_escaped_ones_at_the_horizon():

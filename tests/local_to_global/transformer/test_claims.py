@@ -365,6 +365,7 @@ def test_losses_exactly_on_the_tolerance_hold():
     standard = {1: {**{s: U + TOL for s in range(0, 601, 100)}, 700: U - TOL, 800: U + TOL}}
     ours = {1: {**{s: 0.9 for s in range(0, 501, 100)}, 600: B + TOL, 700: B, 800: B}}
     claims = {c.claim_id: c for c in loss_claims(_fig4(standard, ours), CHAIN, settings)}
+    assert list(claims) == ["5a", "5b", "5c"] and {c.spec for c in claims.values()} == {"L2G-5"}
     assert claims["5a"].holds and claims["5a"].measured == TOL
     assert claims["5b"].holds and claims["5b"].measured == TOL
     assert claims["5b"].reason == "per seed 0.0078; first within 0.0078125 at iterations 600"
