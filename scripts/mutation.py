@@ -274,15 +274,22 @@ def time_lines(times: list[tuple[str, int, int, str]]) -> list[str]:
     ]
 
 
-def build_report(results: dict[str, str], times: list[tuple[str, int, int, str]]) -> str:
-    counts, survivors, stale = judge(results)
-    total = sum(counts.values(), Counter())
-    if not total["mutants"]:
-        raise SystemExit("no mutant was run: mutmut stopped before the mutants (its output above says why)")
+def package_counts(counts: dict[str, Counter]) -> dict[str, Counter]:
+    """The modules' counts summed per package (``packages_of``)."""
     packages: dict[str, Counter] = defaultdict(Counter)
     for module, c in counts.items():
         for package in packages_of(module):
             packages[package] += c
+    return packages
+
+
+def build_report(results: dict[str, str], judged, times: list[tuple[str, int, int, str]]) -> str:
+    """The report of ``results`` as ``judge`` judged them (it reads every survivor's diff: judge once)."""
+    counts, survivors, stale = judged
+    total = sum(counts.values(), Counter())
+    if not total["mutants"]:
+        raise SystemExit("no mutant was run: mutmut stopped before the mutants (its output above says why)")
+    packages = package_counts(counts)
     rated = {module: rate(c) for module, c in counts.items() if rate(c) is not None}
     lowest = min(rated, key=rated.get)
     lines = [
@@ -345,25 +352,23 @@ def main() -> None:
     elif not args.report_only:
         run_mutmut(args.jobs)
     results = mutmut_results()
-    report = build_report(results, run_times())
+    judged = judge(results)
+    report = build_report(results, judged, run_times())
     write_text(report, REPORT)
     print(report.split("## Surviving")[0])
     print(f"report: {REPORT.relative_to(ROOT)}")
     if args.summary:
-        write_text(summary(results, args.summary), args.summary)
+        write_text(summary(judged[0], args.summary), args.summary)
         print(f"summary: {args.summary}")
 
 
-def summary(results: dict[str, str], path: Path) -> str:
-    """The per-package rates of the last run, for the docs: when, where, of which commit, how much of
-    the library the run judged, and the packages' table (the report has every module and mutant)."""
+def summary(counts: dict[str, Counter], path: Path) -> str:
+    """The per-package rates of the last run (``judge``'s counts per module), for the docs: when, where,
+    of which commit, how much of the library the run judged, and the packages' table (the report has
+    every module and mutant)."""
     from replication.provenance import cpu_model
 
-    counts = judge(results)[0]
-    packages: dict[str, Counter] = defaultdict(Counter)
-    for module, c in counts.items():
-        for package in packages_of(module):
-            packages[package] += c
+    packages = package_counts(counts)
     total = sum(counts.values(), Counter())
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     # A module's "no tests" mutants are judged at once and its tested ones later: a partly judged
