@@ -6,6 +6,7 @@ reads that profile before it opens the config files, so a mistyped ``--configfil
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,3 +51,9 @@ def command_description(doc: str) -> str:
     without reST's double backquotes (a first line alone often stops mid-sentence)."""
     paragraph = doc.strip().split("\n\n", 1)[0]
     return " ".join(paragraph.split()).replace("``", "")
+
+
+def command_parser(spec, doc: str) -> argparse.ArgumentParser:
+    """The parser of a ``python -m`` command: its usage names the module to run (``spec``: the module's
+    ``__spec__``, which names it also when run with -m), its description is ``command_description(doc)``."""
+    return argparse.ArgumentParser(prog=f"python -m {spec.name}", description=command_description(doc))

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from .command_line import command_description
+from .command_line import command_parser
 from .paths import PROJECT_ROOT
 from .snakemake_command import snakemake_command
 
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     from .errors import ConfigError
     from .variants import resolve
 
-    parser = argparse.ArgumentParser(prog="python -m replication.cost", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("--directory", default=".", help="the tree the build would run in")
     parser.add_argument("--configfile", action="append", default=[], help="config files over config/config.yaml")
     parser.add_argument(

@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from .command_line import command_description, configfiles, missing_configfiles
+from .command_line import command_parser, configfiles, missing_configfiles
 from .io import remove_stale_temporaries
 from .make_command import CONFIG_DIR, make_command, option_value, python_command, shown_path
 from .snakemake_command import SNAKEFILE, snakemake_command
@@ -194,9 +194,7 @@ def resume_command(args: argparse.Namespace, rest: list[str], argv: list[str]) -
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m replication.pipeline_run", description=command_description(__doc__)
-    )
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("--directory", default=".", help="the working folder of the run (default: here)")
     parser.add_argument("--snakefile", default=str(SNAKEFILE), help="the workflow (default: the project's)")
     parser.add_argument(

@@ -19,7 +19,6 @@ settings change reruns.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
@@ -29,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .command_line import command_description
+from .command_line import command_parser
 from .io import write_csv, write_text
 from .paths import PROJECT_ROOT
 from .variants import VARIANTS_DIR, check_name, load_yaml, prepare
@@ -164,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     from .make_command import make_command, option_value
     from .pipeline_run import main as run_pipeline
 
-    parser = argparse.ArgumentParser(prog="python -m replication.sweeps", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("name", help="config/sweeps/<name>.yaml")
     parser.add_argument("--configfile", action="append", default=[], help="under the points (after the sweep's own)")
     parser.add_argument("--file", help="the sweep file (default: config/sweeps/<name>.yaml)")

@@ -19,8 +19,13 @@ SOURCES = ROOT / "src"
 
 
 def command_modules() -> list[str]:
-    """The library's modules that build a command line."""
-    paths = [path for path in (SOURCES / "replication").rglob("*.py") if "ArgumentParser(" in path.read_text()]
+    """The library's modules that build a command line (command_line.py only defines the shared one)."""
+    builds = ("ArgumentParser(", "command_parser(__spec__")
+    paths = [
+        path
+        for path in (SOURCES / "replication").rglob("*.py")
+        if path.name != "command_line.py" and any(call in path.read_text() for call in builds)
+    ]
     return sorted(".".join(path.relative_to(SOURCES).with_suffix("").parts) for path in paths)
 
 

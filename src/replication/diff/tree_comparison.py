@@ -9,14 +9,13 @@ how they are computed.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from ..command_line import command_description
+from ..command_line import command_parser
 from ..io import write_csv, write_text
 from ..paths import PROJECT_ROOT, shown_path
 from .claim_changes import compare_claims
@@ -103,9 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..errors import ConfigError
     from ..variants import resolve
 
-    parser = argparse.ArgumentParser(
-        prog="python -m replication.diff.tree_comparison", description=command_description(__doc__)
-    )
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("a", help="paper, reference, reference/<set>, a variant or a folder")
     parser.add_argument("b", help="the same kinds")
     parser.add_argument("--out", help="report folder (default: compare/<a>-vs-<b>)")

@@ -4,14 +4,13 @@ replication.diff.verdict`` prints it, or that the run stopped before the compari
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from ..command_line import command_description
+from ..command_line import command_parser
 
 VERDICT_FILE = "verdict.txt"  # beside the report: the line `make diff` prints
 
@@ -43,9 +42,7 @@ def print_verdict(diff_dir: str | os.PathLike, since: float, status: int) -> int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m replication.diff.verdict", description=command_description(__doc__)
-    )
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("diff_dir", help="the tree's figures/diff")
     parser.add_argument("--since", type=float, required=True, help="when the run started (seconds since the epoch)")
     parser.add_argument("--status", type=int, required=True, help="the run's exit status")

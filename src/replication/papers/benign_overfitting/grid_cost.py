@@ -9,7 +9,6 @@ The machine may be shared: the load average is printed next to the numbers.
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -19,7 +18,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one BLAS thread per worker
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from replication.command_line import command_description
+from replication.command_line import command_parser
 from replication.config import validate_config  # noqa: E402
 from replication.papers.benign_overfitting import model  # noqa: E402
 from replication.papers.benign_overfitting.data import head, sample_dataset  # noqa: E402
@@ -88,7 +87,7 @@ def grid_time(steps: int, workers: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument(
         "--steps", type=int, default=20000, help="gradient steps per cell (default: the paper's %(default)s)"
     )

@@ -11,13 +11,12 @@ affordable. The machine may be shared: the load average is printed next to the n
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
 import numpy as np
 
-from replication.command_line import command_description
+from replication.command_line import command_parser
 from replication.papers.local_to_global.landscape import canonical3d
 from replication.papers.local_to_global.landscape.basins import MODELS, flow_endpoints
 from replication.papers.local_to_global.landscape.flow import integrate_flow
@@ -35,7 +34,7 @@ def timed(function) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("--starts", type=int, default=1000, help="flows per batch (default: %(default)s)")
     parser.add_argument(
         "--sigmas", type=float, nargs="+", default=[0.1, 1.0, 2.0], help="std of the starts, one batch each"

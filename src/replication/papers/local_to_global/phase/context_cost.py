@@ -16,7 +16,6 @@ final closed fraction (``phase.measures``). ``--from`` renders rows measured bef
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import sys
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from replication.command_line import command_description
+from replication.command_line import command_parser
 
 COMMAND = "python -m replication.papers.local_to_global.phase.context_cost"
 COLUMNS = ["N", "B", "p", "q", "init", "seed", "steps", "cpu_s", "ms_per_iter", "escape", "final_closed"]
@@ -107,7 +106,7 @@ def summary(rows: pd.DataFrame, horizon: int) -> pd.DataFrame:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("--cells", nargs="*", default=["0.5,0.8", "0.3,0.9"], help="P,Q of each cell")
     parser.add_argument("--sizes", nargs="*", default=["1024x16", "512x16", "256x16", "256x64"], help="NxB")
     parser.add_argument("--csv", type=Path, help="write the runs here")

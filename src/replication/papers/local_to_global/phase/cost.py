@@ -28,14 +28,13 @@ The probes of the machine (start-ups, GEMM, step, heap) are ``phase.cost_probes`
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
 
 import pandas as pd
 
-from replication.command_line import command_description
+from replication.command_line import command_parser
 from replication.compute import keep_freed_memory
 from replication.measurements import report_body, time_lines
 
@@ -179,7 +178,7 @@ def train_one(transformer, phase, p: float, q: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument(
         "--directory", type=Path, help="a phase run's folder: the cost of its runs (and totals when finished)"
     )

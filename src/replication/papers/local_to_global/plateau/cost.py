@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from replication.command_line import command_description
+from replication.command_line import command_parser
 from replication.io import write_csv, write_text
 from replication.measurements import kernel_time, paper_settings, report_body, time_lines
 
@@ -49,7 +49,7 @@ def cpu_seconds() -> float:
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument(
         "--cells", nargs="+", default=["0.5,0.8", "0.8,0.5", "0.7,0.6", "0.9,0.9"], help="P,Q of each cell measured"
     )

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from replication.command_line import command_description
+from replication.command_line import command_parser
 from replication.paths import PROJECT_ROOT
 
 
@@ -67,7 +67,7 @@ def statistics(losses: pd.DataFrame, chain: dict, smooth: int) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("--experiment", default="fig4", help="the experiment whose run is repeated (default: fig4)")
     parser.add_argument("--init", default="standard", help="its initialisation (default: standard)")
     parser.add_argument("--seed", type=int, default=1, help="its seed (default: 1)")

@@ -17,7 +17,6 @@ prints numbers; it asserts nothing.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import resource
@@ -27,7 +26,7 @@ import time
 import torch
 import yaml
 
-from replication.command_line import command_description
+from replication.command_line import command_parser
 from replication.compute import keep_freed_memory
 from replication.config import validate_config
 from replication.papers.local_to_global.data import sample_sequences
@@ -166,7 +165,7 @@ def loop_sampler(chain, batch, length, generator):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=command_description(__doc__))
+    parser = command_parser(__spec__, __doc__)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="torch threads, one measurement each")
     parser.add_argument("--steps", type=int, default=40, help="iterations of the shorter of each pair of runs")
     parser.add_argument("--reps", type=int, default=10, help="repetitions of each kernel timing")
