@@ -9,7 +9,7 @@ Mutants listed in scripts/mutation_equivalents.toml (no input can tell them from
 reason is written there) are left out of the rates; entries that no longer fit are listed.
 
     python scripts/mutation.py                 # fresh run, then the report
-    python scripts/mutation.py --survivors     # rerun only the last run's survivors (after new tests)
+    python scripts/mutation.py --survivors     # rerun what the last run did not detect (after new tests)
     python scripts/mutation.py --only 'replication.io.*' 'replication.config.*'   # some modules only
     python scripts/mutation.py --report-only   # the report of the last run
 """
@@ -78,10 +78,14 @@ def run_named(patterns: list[str], jobs: int | None, what: str | None = None) ->
 
 
 def rerun_survivors(jobs: int | None) -> None:
-    """Run again, against the current tests, the mutants that no test killed last time."""
-    names = [name for name, status in mutmut_results().items() if status not in DETECTED | {"not checked"}]
+    """Run again, against the current tests, every mutant no test has detected: the survivors, those no
+    test reached, and those not checked (mutmut resets the mutants of a function whose source changed)."""
+    excluded = excluded_functions()
+    names = [
+        name for name, status in mutmut_results().items() if status not in DETECTED and not is_excluded(name, excluded)
+    ]
     if names:
-        run_named(names, jobs, f"rerun of {len(names)} survivors")
+        run_named(names, jobs, f"rerun of {len(names)} undetected")
 
 
 def run_times() -> list[tuple[str, int, int, str]]:
@@ -191,6 +195,11 @@ def excluded_functions() -> dict[str, str]:
     return {entry.get("function") or entry["module"]: entry["reason"] for entry in entries}
 
 
+def is_excluded(name: str, excluded: dict[str, str]) -> bool:
+    """Whether the mutant's function or its whole module is in ``excluded_functions()``."""
+    return re.sub(r"__mutmut_\d+$", "", name) in excluded or module_of(name) in excluded
+
+
 def shorten(what: str, width: int = 160) -> str:
     """An invocation's description for the report's table (a rerun of named mutants lists them all)."""
     return what if len(what) <= width else what[: width - 25].rsplit(" ", 1)[0] + f" ... ({len(what.split())} names)"
@@ -205,7 +214,7 @@ def judge(results: dict[str, str]) -> tuple[dict[str, Counter], list[tuple[str, 
     survivors, stale = [], []
     for name, status in sorted(results.items()):
         module = module_of(name)
-        if re.sub(r"__mutmut_\d+$", "", name) in excluded or module in excluded:
+        if is_excluded(name, excluded):
             counts[module]["excluded"] += 1
             continue
         if status in ("not checked", "skipped", "check was interrupted by user"):
