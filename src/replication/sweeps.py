@@ -105,11 +105,9 @@ def _statistic(frame: pd.DataFrame, column: str, stat: str) -> float:
     return float(values.iloc[-1]) if stat == "last" else float(getattr(values, stat)())
 
 
-def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Path) -> pd.DataFrame:
-    """summary.csv (one row per point: swept values, each chosen claim's measured value and verdict,
-    each measurement) and summary.png (each against the first swept setting)."""
-    from .plotting import apply_style, plt
-
+def summary_table(name: str, sweep: dict, grid: list[dict], root: Path) -> pd.DataFrame:
+    """One row per point: its swept values, each chosen claim's measured value and verdict, each
+    measurement."""
     rows = []
     for point in grid:
         tree = root / VARIANTS_DIR / point["name"]
@@ -127,9 +125,14 @@ def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Pat
             frame = pd.read_csv(tree / measurement["file"])
             row[measurement["name"]] = _statistic(frame, measurement["column"], measurement["stat"])
         rows.append(row)
-    summary = pd.DataFrame(rows)
-    write_csv(summary, out_dir / "summary.csv")
-    keys = list(sweep["settings"])
+    return pd.DataFrame(rows)
+
+
+def draw_summary(name: str, summary: pd.DataFrame, keys: list[str]):
+    """The summary's figure: one panel per column of ``summary`` that is not a swept setting, against
+    the first setting ``keys[0]``, one line per value of the second if there is one."""
+    from .plotting import apply_style, plt
+
     shown = [c for c in summary.columns if c not in ("point", *keys)]
     apply_style()
     fig, axes = plt.subplots(1, max(1, len(shown)), figsize=(3.6 * max(1, len(shown)), 3.0), squeeze=False)
@@ -146,6 +149,17 @@ def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Pat
             axis.legend()
     fig.suptitle(f"sweep {name}", fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def summarize(name: str, sweep: dict, grid: list[dict], root: Path, out_dir: Path) -> pd.DataFrame:
+    """summary.csv (``summary_table``), summary.png (``draw_summary``: each column against the first
+    swept setting) and summary.md (the table and the figure)."""
+    from .plotting import plt
+
+    summary = summary_table(name, sweep, grid, root)
+    write_csv(summary, out_dir / "summary.csv")
+    fig = draw_summary(name, summary, list(sweep["settings"]))
     out_dir.mkdir(parents=True, exist_ok=True)
     fig.savefig(out_dir / "summary.png", dpi=120)
     plt.close(fig)
