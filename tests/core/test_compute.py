@@ -116,3 +116,19 @@ def test_a_c_library_without_mallopt_keeps_its_own_heap(monkeypatch):
     assert keep_freed_memory() is False
     monkeypatch.setattr(ctypes, "CDLL", lambda name: object())  # a C library without mallopt (macOS)
     assert keep_freed_memory() is False
+
+
+def test_a_training_job_sets_its_threads_and_keeps_freed_memory(monkeypatch):
+    import torch
+
+    from replication import compute
+
+    kept = []
+    monkeypatch.setattr(compute, "keep_freed_memory", lambda: kept.append(True) or True)
+    before = torch.get_num_threads()
+    try:
+        compute.prepare_training_job(1 if before != 1 else 2)
+        assert torch.get_num_threads() == (1 if before != 1 else 2)
+    finally:
+        torch.set_num_threads(before)
+    assert kept == [True]
