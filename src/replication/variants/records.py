@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -98,7 +99,8 @@ def assignments_of(changes: Iterable[tuple[str, Any, Any]]) -> list[str]:
 def set_value(value: Any) -> str:
     if isinstance(value, str) and any(char.isspace() for char in value):
         return json.dumps(value)
-    return yaml.safe_dump(value, default_flow_style=True, width=1 << 16).strip().removesuffix("\n...")
+    # No width limit: PyYAML would break a longer collection across lines, and SET is one line.
+    return yaml.safe_dump(value, default_flow_style=True, width=math.inf).strip().removesuffix("\n...")
 
 
 def trees(root: str | os.PathLike = ".") -> dict[str, Path]:
