@@ -121,7 +121,14 @@ def test_identical_and_one_sided_figures(compared):
     assert figures.loc["p/same", ["status", "message"]].tolist() == ["identical", "image and data byte-identical"]
     assert figures.loc["p/only_a", ["status", "message"]].tolist() == ["only in A", "p/only_a is only in A"]
     assert figures.loc["p/only_b", ["status", "message"]].tolist() == ["only in B", "p/only_b is only in B"]
-    assert set(compared["panels"]) == {"p/within", "p/moved", "p/moved_far", "p/reshaped", "p/image_only", "p/data_in_a"}
+    assert set(compared["panels"]) == {
+        "p/within",
+        "p/moved",
+        "p/moved_far",
+        "p/reshaped",
+        "p/image_only",
+        "p/data_in_a",
+    }
 
 
 def test_a_change_within_the_envelope_is_within_noise(compared):
