@@ -131,3 +131,15 @@ def test_the_bless_goal_runs_the_generic_measurement():
     recipe = re.search(r"^bless-manifest:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.M).group(1)
     assert "-m replication.diff.bless --manifest $(MANIFEST) $(RUN_DIR)" in recipe
     assert "-m replication.run_cost $(MANIFEST) $(RUN_DIR)" in recipe
+
+
+def test_the_help_says_what_it_measures_and_names_its_arguments(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # no line wrapped
+    with pytest.raises(SystemExit) as stop:
+        run_cost.main(["--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: python -m replication.run_cost [-h] manifest run_dir\n")
+    assert "\nMeasure the cost of a blessed run, as the parts of its manifest declare.\n" in text
+    assert "  manifest    the manifest blessed (figures/<manifest>)\n" in text
+    assert "  run_dir     the tree of the finished run it was blessed from\n" in text

@@ -424,3 +424,20 @@ def test_a_bad_sweep_or_point_is_one_line_and_nothing_runs(tmp_path, build, caps
     assert sweeps.main(["demo", "--file", str(sweep_file(tmp_path)), "--root", str(tmp_path)]) == 1
     assert capsys.readouterr().err == f"Invalid config: {LR}=2: not a setting\n"
     assert build.runs == [] and not (tmp_path / "variants" / "demo.sweep.smk").exists()
+
+
+def test_the_help_names_the_sweep_file_and_every_option(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # no line wrapped
+    with pytest.raises(SystemExit) as stop:
+        sweeps.main(["--help"])
+    assert stop.value.code == 0
+    lines = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
+    for line in (
+        "name config/sweeps/<name>.yaml",
+        "under the points (after the sweep's own)",
+        "--file FILE the sweep file (default: config/sweeps/<name>.yaml)",
+        "--base BASE the tree to seed new points from (default: the closest one)",
+        "--root ROOT the project's tree; points go to <root>/variants",
+        "--dry-run lay out the points and print Snakemake's job list",
+    ):
+        assert line in lines
