@@ -64,6 +64,7 @@ def compared(tmp_path_factory):
         root / "a",
         {
             "p/same": (WHITE, POINTS),
+            "p/same_image": (WHITE, None),
             "p/only_a": (WHITE, POINTS),
             "p/within": (WHITE, POINTS),
             "p/moved": (WHITE, CURVES),
@@ -77,6 +78,7 @@ def compared(tmp_path_factory):
         root / "b",
         {
             "p/same": (WHITE, POINTS),
+            "p/same_image": (WHITE, None),
             "p/only_b": (WHITE, POINTS),
             "p/within": (SPOT, with_y(POINTS, 1, 2.5)),
             "p/moved": (WHITE, with_y(CURVES, 3, 5.0)),
@@ -112,6 +114,7 @@ def test_one_row_per_figure_and_quantity_in_the_tables_columns(compared):
         "p/only_b": ["-"],
         "p/reshaped": ["image rms", "data"],
         "p/same": ["-"],
+        "p/same_image": ["-"],
         "p/within": ["image rms", "x", "y"],
     }
 
@@ -119,9 +122,11 @@ def test_one_row_per_figure_and_quantity_in_the_tables_columns(compared):
 def test_identical_and_one_sided_figures(compared):
     figures = compared["figures"].set_index("key")
     assert figures.loc["p/same", ["status", "message"]].tolist() == ["identical", "image and data byte-identical"]
+    assert figures.loc["p/same_image", "status"] == "identical"  # the same image, no data on either side
     assert figures.loc["p/only_a", ["status", "message"]].tolist() == ["only in A", "p/only_a is only in A"]
     assert figures.loc["p/only_b", ["status", "message"]].tolist() == ["only in B", "p/only_b is only in B"]
-    assert set(compared["panels"]) == {"p/within", "p/moved", "p/moved_far", "p/reshaped", "p/image_only", "p/data_in_a"}
+    compared_keys = {"p/within", "p/moved", "p/moved_far", "p/reshaped", "p/image_only", "p/data_in_a"}
+    assert set(compared["panels"]) == compared_keys
 
 
 def test_a_change_within_the_envelope_is_within_noise(compared):
