@@ -130,11 +130,12 @@ def test_an_unknown_name_lists_the_trees_the_closest_and_its_command(tmp_path):
         f"no tree named 'fig4q': did you mean fig4p? the trees: paper, fig4p, {REFERENCES} (or a folder); "
         "build it with: make figures CONFIG=config/smoke.yaml VARIANT=fig4q SET='key.path=value ...'"
     )
+    elsewhere = tmp_path / "elsewhere" / "tree"  # a path to a folder that does not exist: built there
     with pytest.raises(FileNotFoundError) as refused:
-        locate("elsewhere/tree", tmp_path)
+        locate(str(elsewhere), tmp_path)
     assert str(refused.value) == (
-        f"no tree named 'elsewhere/tree': the trees: paper, fig4p, {REFERENCES} (or a folder); "
-        "build it with: make figures WORKDIR=elsewhere/tree"
+        f"no tree named '{elsewhere}': the trees: paper, fig4p, {REFERENCES} (or a folder); "
+        f"build it with: make figures WORKDIR={elsewhere}"
     )
 
 
