@@ -11,6 +11,7 @@ from replication.papers.local_to_global.config_checks import (
     check_config,
     check_escape,
     check_phase,
+    check_plateau,
     check_schedule,
     check_theory,
 )
@@ -152,3 +153,141 @@ def test_escape_cells_above_the_line_pass_on_the_grid_or_off_it():
     assert check_escape({"local_to_global": {"plateau": {}}}) is None
     with pytest.raises(ConfigError, match=r"escape\.cells\.0"):
         check_config(_escape((0.1, 0.1)))
+
+
+def _phase(**phase):
+    return {"local_to_global": {"phase": phase}}
+
+
+def test_the_windows_error_names_both_lengths():
+    config = {"local_to_global": {"transformer": {"fig4": {"window": 700}}, "phase": {"horizon": 600}}}
+    with pytest.raises(ConfigError) as error:
+        check_phase(config)
+    assert str(error.value) == (
+        "config key 'local_to_global.transformer.fig4.window': 700 (the paper's window) lies beyond the phase "
+        "diagram's horizon 600; allowed: window <= local_to_global.phase.horizon"
+    )
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"local_to_global": {"transformer": {"fig4": {"window": 700}}}},  # no horizon to compare with
+        _phase(horizon=600),  # no window
+        {"local_to_global": {"transformer": {"schedule": {"name": "onecycle", "warmup": 0.01}}}},  # no horizon
+        {
+            "local_to_global": {
+                "transformer": {"schedule": {"name": "constant", "warmup": 0.01}},
+                "phase": {"horizon": 100},
+            }
+        },
+        {"local_to_global": {"transformer": {"schedule": {"name": "onecycle"}}, "phase": {"horizon": 1}}},  # no warm-up
+        _phase(p=[0.3], horizon=100),  # no q: no grid to judge
+        _phase(p=[0.3], q=[0.6]),  # off the line: 0.9 is 0.1 from it
+    ],
+)
+def test_phase_sections_without_a_conflict_pass(config):
+    assert check_phase(config) is None
+
+
+def test_the_phase_diagrams_one_step_warm_up_is_named_with_its_horizon():
+    config = {
+        "local_to_global": {
+            "transformer": {"schedule": {"name": "onecycle", "warmup": 0.01}},
+            "phase": {"horizon": 100},
+        }
+    }
+    with pytest.raises(ConfigError) as error:
+        check_phase(config)
+    assert str(error.value) == (
+        "config key 'local_to_global.transformer.schedule.warmup': warm-up 0.01 of the phase diagram's 100 steps "
+        "is exactly one step; allowed: warmup x horizon != 1"
+    )
+
+
+def test_a_phase_grid_on_the_line_is_named_in_full():
+    with pytest.raises(ConfigError) as error:
+        check_phase(_phase(p=[0.3], q=[0.7], seeds=[1]))
+    assert str(error.value) == (
+        "config key 'local_to_global.phase': every (p, q) of the grid lies on p + q = 1, which is left out; "
+        "allowed: at least one p + q != 1"
+    )
+    check_phase(_phase(p=[0.3, 0.4], q=[0.7, 0.6]))  # two cells of the cross, (0.3, 0.6) and (0.4, 0.7), are off it
+
+
+def _plateau(held_out=None, phase=None, growth=None):
+    plateau = {"hessian": {"held_out": held_out}} if held_out is not None else {}
+    if growth is not None:
+        plateau["growth"] = growth
+    return {"local_to_global": {"plateau": plateau, **({"phase": phase} if phase is not None else {})}}
+
+
+GRID = {"p": [0.3, 0.6], "q": [0.7, 0.8], "seeds": [1, 2]}  # above the line: (0.3, 0.8), (0.6, 0.7), (0.6, 0.8)
+
+
+def test_held_out_batches_need_least_at_most_most():
+    with pytest.raises(ConfigError) as error:
+        check_plateau(_plateau(held_out={"least": 5, "most": 3}))
+    assert str(error.value) == (
+        "config key 'local_to_global.plateau.hessian.held_out': least 5 > most 3; allowed: least <= most"
+    )
+    assert check_plateau(_plateau(held_out={"least": 3, "most": 3})) is None
+    assert check_plateau(_plateau(held_out={"least": 5})) is None  # the other bound is the schema's default
+
+
+def test_a_growth_cell_off_the_grid_is_named_with_the_grids_cells_above_the_line():
+    growth = {"cells": [[0.6, 0.8], [0.3, 0.7]], "seeds": [1]}  # (0.3, 0.7) is on the line
+    with pytest.raises(ConfigError) as error:
+        check_plateau(_plateau(phase=GRID, growth=growth))
+    assert str(error.value) == (
+        "config key 'local_to_global.plateau.growth.cells.1': [0.3, 0.7] is not a cell of the phase grid above "
+        "the line; allowed: [[0.3, 0.8], [0.6, 0.7], [0.6, 0.8]]"
+    )
+    for cell in ([0.3, 0.6], [0.6, 0.3], [0.5, 0.8], [0.6, 0.75], [0.3, 0.8 - 0.1]):  # each misses in p or q
+        with pytest.raises(ConfigError, match=r"growth\.cells\.0"):
+            check_plateau(_plateau(phase=GRID, growth={"cells": [cell], "seeds": [1]}))
+
+
+def test_growth_cells_of_the_grid_pass_up_to_rounding():
+    growth = {"cells": [[0.6, 0.7], [0.1 + 0.2, 0.8]], "seeds": [2, 1]}  # 0.1 + 0.2 is 0.30000000000000004
+    assert check_plateau(_plateau(phase=GRID, growth=growth)) is None
+
+
+def test_a_cell_1e9_from_the_line_or_from_a_grid_cell_is_not_on_it():
+    """The tolerances are strict: a sum exactly 1e-9 above 1 is on the line, a coordinate exactly 1e-9
+    off a grid cell's is another cell."""
+    at_tolerance = (1 + 1e-9) - 0.5  # 0.5 + this is 1 + 1e-9 exactly
+    phase = {"p": [0.5, 0.6], "q": [at_tolerance, 0.7], "seeds": [1]}
+    with pytest.raises(ConfigError, match=r"allowed: \[\[0.5, 0.7\], \[0.6, 0.5000000010000001\], \[0.6, 0.7\]\]$"):
+        check_plateau(_plateau(phase=phase, growth={"cells": [[0.5, at_tolerance]], "seeds": [1]}))
+    near = 0.9999999999
+    phase = {"p": [2e-9, near], "q": [near, 2e-9], "seeds": [1]}  # 2e-9 - 1e-9 is 1e-9 exactly
+    for cell in ([1e-9, near], [near, 1e-9]):
+        with pytest.raises(ConfigError, match=r"growth\.cells\.0"):
+            check_plateau(_plateau(phase=phase, growth={"cells": [cell], "seeds": [1]}))
+
+
+def test_growth_seeds_must_be_the_grids():
+    with pytest.raises(ConfigError) as error:
+        check_plateau(_plateau(phase=GRID, growth={"cells": [[0.6, 0.8]], "seeds": [5, 1, 3]}))
+    assert str(error.value) == (
+        "config key 'local_to_global.plateau.growth.seeds': [3, 5] not among the phase grid's seeds; allowed: [1, 2]"
+    )
+
+
+@pytest.mark.parametrize(
+    "phase, growth",
+    [
+        ({"p": [0.3], "q": [0.7]}, {"cells": [[0.1, 0.1]], "seeds": [9]}),  # the grid has no seeds
+        ({"p": [0.3], "seeds": [1]}, {"cells": [[0.1, 0.1]], "seeds": [9]}),  # nor q
+        (GRID, {"cells": [[0.1, 0.1]]}),  # growth has no seeds
+        (GRID, {"seeds": [9]}),  # nor cells
+    ],
+)
+def test_growth_is_checked_only_against_a_grid_and_runs_both_given(phase, growth):
+    assert check_plateau(_plateau(phase=phase, growth=growth)) is None
+
+
+def test_the_paper_checks_the_escape_cells_and_the_plateau():
+    with pytest.raises(ConfigError, match=r"hessian\.held_out"):
+        check_config(_plateau(held_out={"least": 5, "most": 3}))
