@@ -328,7 +328,7 @@ class Build:
         self.prepared.append((name, configfiles, assignments, root, prefix, base))
         tree = root / "variants" / name
         tree.mkdir(parents=True, exist_ok=True)
-        return tree, tree / "overlay.yaml", {"name": name, "values": assignments}
+        return tree, tree / "overlay.yaml", {"values": assignments, "name": name}  # keys out of order
 
     def run_pipeline(self, argv):
         self.runs.append(argv)
@@ -385,7 +385,7 @@ def test_main_builds_every_point_in_one_run_and_summarizes_them(tmp_path, build,
         {"point": "demo-lr=1", LR: 1, "C-1 measured": 0.0, "C-1 holds": True, "final loss": 2.0},
         {"point": "demo-lr=2", LR: 2, "C-1 measured": 0.5, "C-1 holds": False, "final loss": 3.0},
     ]
-    assert (out / "summary.png").is_file() and (out / "summary.md").is_file()
+    assert (out / "summary.png").is_file() and (out / "summary.md").read_text().startswith("# Sweep demo\n\n")
     assert capsys.readouterr().out == (
         summary.to_string(index=False) + "\n"
         f"sweep demo: 2 points; summary in {out}/summary.csv, summary.png, summary.md\n"
