@@ -88,6 +88,18 @@ def test_a_run_in_two_lines(tmp_path):
     ]
 
 
+def test_a_long_run_on_many_cores_in_two_lines(tmp_path):
+    report = tmp_path / "big.txt"
+    report.write_text(
+        "\tUser time (seconds): 71999.00\n\tSystem time (seconds): 1.00\n"
+        "\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:30:00\n"
+    )
+    assert measurements.time_lines(report, "big") == [
+        "big: 72000 CPU-s in all (20.00 CPU-h; user 71999, system 1)",
+        "  wall 0:30:00 (0.50 h), 40.00 cores busy on average",
+    ]
+
+
 # --- the report ----------------------------------------------------------------------------------
 
 

@@ -214,13 +214,11 @@ def test_a_summary_without_claims_or_measurements_has_the_points_only(tmp_path, 
 
 
 def test_claim_ids_are_read_as_text(tmp_path):
-    """A claim numbered like a number ("5") stays the text it is in the sweep file."""
+    """Claims numbered like numbers ("5", "6") stay the text they are in the sweep file."""
     grid = [{"name": "p", "values": {LR: 1}}]
-    lay_out_point(tmp_path, "p", [("5", 1.0, True), ("5 (b)", 2.0, False)], [1.0])
-    summary = sweeps.summary_table("demo", {"claims": ["5"]}, grid, tmp_path)
-    assert summary.to_dict("records") == [
-        {"point": "p", LR: 1, "5 measured": 1.0, "5 holds": True, "5 (b) measured": 2.0, "5 (b) holds": False}
-    ]
+    lay_out_point(tmp_path, "p", [("5", 1.0, True), ("6", 2.0, False)], [1.0])
+    summary = sweeps.summary_table("demo", {"claims": ["6"]}, grid, tmp_path)
+    assert summary.to_dict("records") == [{"point": "p", LR: 1, "6 measured": 2.0, "6 holds": False}]
 
 
 def test_a_claim_not_in_a_points_table_is_an_error_naming_the_table(tmp_path, two_points):
@@ -293,10 +291,14 @@ def test_a_summary_of_the_points_only_is_one_empty_panel():
         matplotlib.pyplot.close(fig)
 
 
-def test_summarize_writes_the_table_the_figure_and_the_page(tmp_path, two_points):
+def test_summarize_writes_the_table_the_figure_and_the_page(tmp_path, two_points, monkeypatch):
     out = tmp_path / "sweeps" / "demo"
     sweep = {**SWEEP, "claims": ["C-1"], "measurements": SWEEP["measurements"][:1]}
+    drawn, draw = [], sweeps.draw_summary
+    monkeypatch.setattr(sweeps, "draw_summary", lambda *args: drawn.append(draw(*args)) or drawn[-1])
     summary = sweeps.summarize("demo", sweep, two_points, tmp_path, out)
+    (fig,) = drawn
+    assert fig._suptitle.get_text() == "sweep demo" and [axis.get_xlabel() for axis in fig.axes] == ["lr"] * 3
     assert summary.equals(sweeps.summary_table("demo", sweep, two_points, tmp_path))
     assert pd.read_csv(out / "summary.csv").equals(summary)
     # Three panels at 3.6 x 3 inches, 120 dots per inch.
@@ -310,6 +312,12 @@ def test_summarize_writes_the_table_the_figure_and_the_page(tmp_path, two_points
         "\n![summary](summary.png)\n"
     )
     assert not matplotlib.pyplot.get_fignums()  # the figure is closed once saved
+
+
+def test_summarize_stops_at_a_claim_a_point_lacks_and_writes_nothing(tmp_path, two_points):
+    with pytest.raises(ValueError, match="^sweep demo: claim 'C-9' is not in "):
+        sweeps.summarize("demo", {**SWEEP, "claims": ["C-9"]}, two_points, tmp_path, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 # --- main ---------------------------------------------------------------------------------------
@@ -328,7 +336,7 @@ class Build:
         self.prepared.append((name, configfiles, assignments, root, prefix, base))
         tree = root / "variants" / name
         tree.mkdir(parents=True, exist_ok=True)
-        return tree, tree / "overlay.yaml", {"name": name, "values": assignments}
+        return tree, tree / "overlay.yaml", {"values": assignments, "name": name}  # keys out of order
 
     def run_pipeline(self, argv):
         self.runs.append(argv)
@@ -385,7 +393,7 @@ def test_main_builds_every_point_in_one_run_and_summarizes_them(tmp_path, build,
         {"point": "demo-lr=1", LR: 1, "C-1 measured": 0.0, "C-1 holds": True, "final loss": 2.0},
         {"point": "demo-lr=2", LR: 2, "C-1 measured": 0.5, "C-1 holds": False, "final loss": 3.0},
     ]
-    assert (out / "summary.png").is_file() and (out / "summary.md").is_file()
+    assert (out / "summary.png").is_file() and (out / "summary.md").read_text().startswith("# Sweep demo\n\n")
     assert capsys.readouterr().out == (
         summary.to_string(index=False) + "\n"
         f"sweep demo: 2 points; summary in {out}/summary.csv, summary.png, summary.md\n"
