@@ -200,8 +200,12 @@ def test_the_gallery_page_lists_each_papers_figures_under_its_heading(tmp_path, 
     pages = {"config": "claims.md", "heavy": "heavy.md"}
     page = gallery.gallery_markdown(pages)
     head, demo, other = page.split("\n## ")
-    assert head.startswith("# Gallery\n\nEvery figure the papers register, as the committed reference sets hold it")
-    assert head.endswith("`replication.registry.papers()` and the reference sets.\n")
+    assert head == (
+        "# Gallery\n\nEvery figure the papers register, as the committed reference sets hold it "
+        "(`figures/reference/`), with what the paper states (its caption), the claims it rests on with their "
+        "verdicts in that set's claims report, and the command that rebuilds it. Generated when the "
+        "documentation is built, from `replication.registry.papers()` and the reference sets.\n"
+    )
     assert demo.startswith("Demo\n\n*The Demo paper* (arXiv 2501.00001).\n\n### Fig. 1\n\n")
     assert "### Phase diagram over (p, q)" in demo and "| H-1 | **fails** | s |" in demo
     assert "(heavy.md)" in demo and "(claims.md)" in demo
@@ -212,3 +216,22 @@ def test_the_gallery_page_lists_each_papers_figures_under_its_heading(tmp_path, 
     with pytest.raises(KeyError) as error:
         gallery.gallery_markdown({"config": "claims.md"})
     assert error.value.args[0] == "no documentation page shows the claims of figures/reference/heavy"
+
+
+REPORT_CSV = (
+    "paper,claim_id,spec,figure,statement,measured,threshold,holds,reason,kind,rule,n_runs,holds_fraction,ci_low,ci_high\n"
+    "Demo,D-1,D-1,Fig. 1,First claim.,1,> 0,True,measured once,checked,single measurement,1,1,,\n"
+)
+
+
+def test_a_reference_sets_report_names_its_settings_and_its_data(references):
+    for reference_set in ("wide", "bare"):
+        (references / reference_set).mkdir()
+        (references / reference_set / "claims.csv").write_text(REPORT_CSV)
+    write_record(references, "wide", "name: wide\nover: paper\nsha256: 0123456789abcdef\nsettings: {}\n")
+    report = gallery.reference_claims_markdown("wide", 2)
+    assert report.startswith("## Claims report of figures/reference/wide\n")
+    assert "Settings: **wide** (a variant over the papers' full settings; sha256 0123456789ab," in report
+    assert "The data is in `figures/reference/wide/claims.csv`." in report
+    bare = gallery.reference_claims_markdown("bare", 1)  # a set without a record: no settings line
+    assert bare.startswith("# Claims report of figures/reference/bare\n") and "Settings:" not in bare
