@@ -4,7 +4,10 @@ the exact line it reports."""
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 from matplotlib.ticker import AutoLocator, FixedFormatter, FixedLocator, FuncFormatter
 
@@ -172,14 +175,31 @@ def test_legend_entries_are_judged_by_what_their_artists_show(figures):
     ax.plot([1, 2], [0.5, 0.5], label="starts on the right edge")
     ax.plot([0.5, 0.5], [-1, 0], label="ends on the bottom edge")
     ax.plot([0.5, 0.5], [1, 2], label="starts on the top edge")
-    ax.plot([-0.5, 1.5], [-0.5, -0.5], label="below")
+    ax.plot([0.2, 0.8], [-0.5, -0.5], label="below")
     ax.plot([1.5, 1.6], [0.5, 0.5], label="right")
     ax.plot([0.5, 0.6], [1.5, 1.6], label="above")
     ax.plot([-0.6, -0.5], [0.5, 0.5], label="left")
-    ax.legend(fontsize=4)
+    ax.plot([np.nan, 0.5], [0.5, np.nan], label="no finite point")
+    ax.scatter([0.5], [0.5], label="point inside")
+    ax.scatter([0.5], [5], label="point above")
+    ax.bar([0.5], [0.1], bottom=0.2, label="bar inside")
+    ax.bar([0.5], [0.1], bottom=5, label="bar above")
+    ax.fill_between([0.2, 0.8], [5, 5], [6, 6], label="band above")
+    ax.legend(fontsize=3)
     assert sorted(checks.legend_problems(drawn(fig))) == sorted(
         f"axes 2: legend entry {name!r} shows nothing inside the axes"
-        for name in ("transparent", "bars only", "below", "right", "above", "left")
+        for name in (
+            "transparent",
+            "bars only",
+            "below",
+            "right",
+            "above",
+            "left",
+            "no finite point",
+            "point above",
+            "bar above",
+            "band above",
+        )
     )
 
 
@@ -224,7 +244,8 @@ def test_text_on_tick_labels_names_the_axes_and_the_start_of_the_text(figures):
     long_text = "a long note that runs on and on over the labels of the axis"
     second.text(0, -0.02, long_text, transform=second.transAxes, va="top", fontsize=6)
     first.text(0.5, -0.05, "   ", transform=first.transAxes, va="top")  # blank: nothing to read
-    hidden = first.text(0.5, -0.05, "hidden", transform=first.transAxes, va="top")
+    hidden = first.text(0, -0.02, "hidden text", transform=first.transAxes, va="top")
+    first.set_title("a title clear of the ticks")
     hidden.set_visible(False)
     assert checks.text_on_tick_labels(drawn(fig)) == [f"axes 2: text {long_text[:40]!r} lies on its tick labels"]
 
@@ -265,6 +286,7 @@ def test_the_figures_problems_are_prefixed_by_their_check(figures):
     ax.set_yticks([0.5])
     ax.set_xticks([0, 0.01, 1], ["first", "second", "end"])
     fig.text(1.05, 0.5, "beyond", ha="left")
+    fig.text(-0.05, 0.5, "before", ha="right")
     problems = checks.figure_problems(fig)
     assert problems[:3] == [
         "legend: 'panel': legend entry 'above' shows nothing inside the axes",
@@ -272,5 +294,28 @@ def test_the_figures_problems_are_prefixed_by_their_check(figures):
         "overlap: 'panel' x-axis: tick labels 'first' and 'second' overlap",
     ]
     assert len(problems) == 4
-    assert problems[3].startswith("canvas: content crosses the canvas (right by ")
-    assert problems[3].endswith(" in): make room in the layout")
+    assert re.fullmatch(
+        r"canvas: content crosses the canvas \(left by [\d.]+ in, right by [\d.]+ in\): make room in the layout",
+        problems[3],
+    ), problems[3]
+
+
+def test_labels_of_hidden_or_switched_off_axes_are_not_read(figures):
+    fig, axes = figures(1, 3, figsize=(7, 2.4))
+    hidden, off, checked = axes
+    for ax in axes:
+        ax.set(xlim=(0, 1), ylim=(0, 1), yticks=[0, 1])
+        ax.set_xticks([0, 0.01, 1], ["crowded", "labels", "end"])
+    hidden.set_visible(False)
+    off.axis("off")
+    for ax in (hidden, off):
+        ax.text(0, -0.02, "a note", transform=ax.transAxes, va="top")
+    assert checks.crowded_tick_labels(drawn(fig)) == ["axes 3 x-axis: tick labels 'crowded' and 'labels' overlap"]
+    assert checks.text_on_tick_labels(fig) == []
+
+
+def test_a_minor_label_on_a_major_one_overlaps_it(figures):
+    fig, ax = unit_panel(figures)
+    ax.set_xticks([0.5], ["minor half"], minor=True)
+    ax.xaxis.remove_overlapping_locs = False  # keep the minor tick where a major one is
+    assert checks.crowded_tick_labels(drawn(fig)) == ["'panel' x-axis: tick labels '0.5' and 'minor half' overlap"]
