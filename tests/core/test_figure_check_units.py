@@ -319,3 +319,37 @@ def test_a_minor_label_on_a_major_one_overlaps_it(figures):
     ax.set_xticks([0.5], ["minor half"], minor=True)
     ax.xaxis.remove_overlapping_locs = False  # keep the minor tick where a major one is
     assert checks.crowded_tick_labels(drawn(fig)) == ["'panel' x-axis: tick labels '0.5' and 'minor half' overlap"]
+
+
+def colour_bar(figures, low, high, ticks, labels=None):
+    fig, ax = figures(figsize=(3.5, 2.6))
+    image = ax.imshow([[low, high], [low, high]], vmin=low, vmax=high)
+    ax.set(xticks=[0, 1], yticks=[0, 1])
+    bar = fig.colorbar(image, ax=ax, label="value")
+    bar.set_ticks(ticks, labels=labels)
+    return drawn(fig)
+
+
+def test_a_colour_bar_gap_of_exactly_the_limit_passes(figures):
+    assert checks.COLOUR_BAR_GAP == 0.4
+    assert checks.tick_problems(colour_bar(figures, 0, 10, [0, 4, 6, 10])) == []
+
+
+def test_a_colour_bars_gaps_are_shares_of_its_own_range(figures):
+    assert checks.tick_problems(colour_bar(figures, 10, 14, [10, 11.5, 12.5, 14])) == []
+    assert checks.tick_problems(colour_bar(figures, 10, 14, [10, 11])) == [
+        "colour bar 'value': 75% of its length without a labelled tick"
+    ]
+
+
+def test_a_colour_bar_with_named_ends_still_needs_ticks_along_it(figures):
+    assert checks.tick_problems(colour_bar(figures, 0, 4, [0, 4], ["low", "high"])) == [
+        "colour bar 'value': 100% of its length without a labelled tick"
+    ]
+
+
+def test_an_axis_hidden_alone_leaves_the_other_checked(figures):
+    fig, ax = unit_panel(figures)
+    ax.xaxis.set_visible(False)
+    ax.set_yticks([])
+    assert checks.tick_problems(drawn(fig)) == ["'panel' y-axis: 0 labelled ticks (at least 2 needed)"]
