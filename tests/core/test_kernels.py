@@ -320,3 +320,10 @@ def test_mkls_version_is_read_from_torchs_build_configuration():
     config = "PyTorch built with:\n  - Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build 20240605\n"
     assert _mkl_version(config) == "Version 2024.2-Product Build 20240605"
     assert _mkl_version("PyTorch built with:\n  - OpenMP 201511\n") == "none"
+
+
+def test_an_older_mkl_line_is_kept_whole_but_its_list_marker():
+    from replication.kernels import _mkl_version
+
+    config = "PyTorch built with:\n  - Math Kernel Library Version 2019.0.5 Update X\n"
+    assert _mkl_version(config) == "Math Kernel Library Version 2019.0.5 Update X"
