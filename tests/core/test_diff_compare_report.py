@@ -93,6 +93,19 @@ def test_a_headline_of_nothing_moved_names_no_figures():
     )
 
 
+def test_the_headline_names_every_figure_beyond_seed_spread():
+    beyond = {
+        "settings": CONTEXT["settings"],
+        "claims": CONTEXT["claims"].assign(seed_noise=[BEYOND, BEYOND]),
+        "verdicts": VERDICTS.assign(seed_noise=BEYOND),
+    }
+    assert compare_headline("smoke", "fig4p", beyond) == (
+        "fig4p against smoke: 1 settings differ, 2 claims changed verdict (2 beyond seed spread), "
+        "2 of 6 figures moved beyond numerical noise (p/moved, p/noisy), 2 of them beyond seed spread "
+        "(p/moved, p/noisy)"
+    )
+
+
 def test_figures_are_grouped_by_what_happened_to_them():
     groups = figure_groups(VERDICTS)
     assert {name: list(group.key) for name, group in groups.items()} == {

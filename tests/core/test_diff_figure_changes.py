@@ -123,6 +123,14 @@ def test_identical_and_one_sided_figures(compared):
     assert set(compared["panels"]) == {"p/within", "p/moved", "p/reshaped", "p/data_in_a"}
 
 
+def test_trees_without_changed_figures_have_every_column(tmp_path):
+    a = reference_set(tmp_path / "a", {"p/same": (WHITE, POINTS), "p/only_a": (WHITE, None)})
+    b = reference_set(tmp_path / "b", {"p/same": (WHITE, POINTS)})
+    figures, panels = compare_figures(Tree("A", a), Tree("B", b), tmp_path / "out", SETTINGS, {})
+    assert list(figures.columns) == FIGURE_CHANGE_COLUMNS and panels == {}
+    assert list(verdicts_between_trees(figures).status) == ["only in A", "identical"]
+
+
 def test_a_change_within_the_envelope_is_within_noise(compared):
     rows = rows_of(compared, "p/within")
     assert set(rows.status) == {"within noise"}

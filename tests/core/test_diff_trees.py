@@ -3,6 +3,8 @@ and a reference set (their figures, files, claims and record), the one-line refu
 is not built, holds no figures or is a stale paper tree, where each name of ``locate`` points, and the
 command that builds each kind of tree."""
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 import yaml
@@ -15,11 +17,11 @@ REFERENCES = ", ".join(f"reference/{path.name}" for path in sorted(REFERENCE_SET
 
 
 def built_tree(root, name="fig4p", manifest=True, record=True):
-    """A tree as the pipeline leaves it: the manifest figures/all (tab-separated, PDFs beside their
-    PNGs and data) and the record figures/settings.yaml."""
+    """A tree as the pipeline leaves it: the manifest figures/all (tab-separated: its figures' PDFs,
+    PNGs and data, its tables and reports) and the record figures/settings.yaml."""
     (root / "figures").mkdir(parents=True)
     if manifest:
-        paths = ["figures/p/b.pdf", "figures/p/b.png", "figures/p/a.csv", "figures/p/a.pdf"]
+        paths = ["figures/p/b.pdf", "figures/p/b.png", "results/claims.csv", "figures/p/a.pdf", "figures/claims.md"]
         frame = pd.DataFrame({"path": paths, "settings": name, "settings_sha256": "0" * 8})
         frame.to_csv(root / "figures" / "all", sep="\t", index=False)
     if record:
@@ -107,7 +109,7 @@ def test_the_paper_tree_with_the_papers_settings(tmp_path):
     assert Tree("paper", built_tree(tmp_path / "b", name="paper")).keys() == ["p/a", "p/b"]
 
 
-def test_locate_paper_references_variants_and_folders(tmp_path):
+def test_locate_paper_references_variants_and_folders(tmp_path, monkeypatch):
     (tmp_path / "variants" / "v1").mkdir(parents=True)
     assert locate("paper", tmp_path) == tmp_path
     assert locate("paper") == locate("paper", ".")
@@ -118,9 +120,13 @@ def test_locate_paper_references_variants_and_folders(tmp_path):
     assert locate("reference/a/b", tmp_path) == REFERENCE_SETS / "a" / "b"
     assert locate("v1", tmp_path) == tmp_path / "variants" / "v1"
     assert locate(str(tmp_path / "variants"), tmp_path) == tmp_path / "variants"
+    # A folder named relative to the current folder, not under the root's variants/.
+    (tmp_path / "elsewhere" / "tree").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert locate("tree", tmp_path) == locate("tree") == Path("tree")
 
 
-def test_an_unknown_name_lists_the_trees_the_closest_and_its_command(tmp_path):
+def test_an_unknown_name_lists_the_trees_the_closest_and_its_command(tmp_path, monkeypatch):
     built_tree(tmp_path, name="paper")
     built_tree(tmp_path / "variants" / "fig4p")
     (tmp_path / "variants" / "unbuilt").mkdir()
@@ -130,12 +136,13 @@ def test_an_unknown_name_lists_the_trees_the_closest_and_its_command(tmp_path):
         f"no tree named 'fig4q': did you mean fig4p? the trees: paper, fig4p, {REFERENCES} (or a folder); "
         "build it with: make figures CONFIG=config/smoke.yaml VARIANT=fig4q SET='key.path=value ...'"
     )
-    elsewhere = tmp_path / "elsewhere" / "tree"  # a path to a folder that does not exist: built there
+    # A path to a folder that does not exist (relative to the current folder): built there.
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(FileNotFoundError) as refused:
-        locate(str(elsewhere), tmp_path)
+        locate("elsewhere/tree", tmp_path)
     assert str(refused.value) == (
-        f"no tree named '{elsewhere}': the trees: paper, fig4p, {REFERENCES} (or a folder); "
-        f"build it with: make figures WORKDIR={elsewhere}"
+        f"no tree named 'elsewhere/tree': the trees: paper, fig4p, {REFERENCES} (or a folder); "
+        f"build it with: make figures WORKDIR={(tmp_path / 'elsewhere' / 'tree').resolve()}"
     )
 
 
