@@ -62,6 +62,7 @@ def test_a_changed_claims_seed_columns_describe_each_side():
         (claim(2, 0.0, "per seed 0.9, 0.2"), claim(2, 1.0, "per seed 0.9, 0.95"), WITHIN),  # ranges touch
         (claim(2, 1.0, "per seed 0.9, 0.95"), claim(2, 0.0, "per seed 0.96, 0.99"), BEYOND),  # B above A
         (claim(2, 1.0, "per seed 0.9, 0.95"), claim(2, 0.0, "per seed 0.95, 0.99"), WITHIN),  # touching above
+        (claim(2, 1.0, "per seed 0.9, 0.95"), claim(2, 0.0, "per seed 0.8, 0.9"), WITHIN),  # touching below
         (claim(2, 0.5, "per seed 0.1, 0.9"), claim(2, 1.0, "per seed 0.91, 0.95"), WITHIN),  # A's seeds disagree
         (claim(2, 0.0, "per seed 0.1, 0.2"), claim(2, np.nan, "per seed 0.91, 0.95"), WITHIN),  # B's unknown
         (claim(2, 0.0, "per seed 0.1, 0.2"), claim(2, 1.0, "measured 0.9"), BEYOND),  # no values on B's side
