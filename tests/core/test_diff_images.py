@@ -197,3 +197,10 @@ def test_a_figure_grown_by_a_white_margin_fails_on_its_size_with_a_black_differe
     difference = np.asarray(Image.open(tmp_path / "out-diff.png").convert("RGB"))
     assert difference.shape == (6, 6, 3) and difference.max() == 0  # on the common canvas, nothing differs
     assert np.asarray(Image.open(tmp_path / "out.png")).shape == (6, 6 + 16 + 6, 3)  # reference | regenerated
+
+
+def test_side_by_side_scales_with_the_lanczos_filter():
+    """Fine detail (noise) scaled down: Lanczos, the filter thumbnails keep their edges with."""
+    image = np.random.default_rng(0).integers(0, 256, (12, 12, 3), dtype=np.uint8)
+    lanczos = np.asarray(Image.fromarray(image).resize((5, 5), Image.Resampling.LANCZOS))
+    assert (side_by_side([image], height=5) == lanczos).all()
