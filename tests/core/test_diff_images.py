@@ -6,6 +6,7 @@ from PIL import Image
 
 from helpers import draw, shared_scope
 from replication.diff import compare_image, image_rms_between, side_by_side
+from replication.diff.images import highlighted_difference, padded, read_rgb
 
 TOLERANCE = 1.0
 
@@ -138,3 +139,68 @@ def test_a_size_change_still_draws_the_difference_on_a_common_canvas(tmp_path, d
     larger, base = np.asarray(Image.open(drawn["larger"])), np.asarray(Image.open(drawn["reference"]))
     assert difference.shape[:2] == (max(larger.shape[0], base.shape[0]), max(larger.shape[1], base.shape[1]))
     assert difference.max() > 0
+
+
+def test_images_are_read_as_rgb_whatever_their_mode(tmp_path):
+    grey = tmp_path / "grey.png"
+    Image.fromarray(np.full((3, 5), 70, np.uint8), mode="L").save(grey)
+    translucent = tmp_path / "translucent.png"
+    Image.fromarray(np.full((3, 5, 4), 90, np.uint8), mode="RGBA").save(translucent)
+    assert read_rgb(grey).shape == (3, 5, 3) and (read_rgb(grey) == 70).all()
+    assert read_rgb(translucent).shape == (3, 5, 3) and (read_rgb(translucent) == 90).all()
+
+
+def test_images_of_different_sizes_are_padded_with_white_from_the_top_left():
+    wide, tall = np.full((3, 4, 3), 7, np.uint8), np.full((5, 2, 3), 9, np.uint8)
+    a, b = padded([wide, tall])
+    assert a.shape == b.shape == (5, 4, 3) and a.dtype == b.dtype == np.uint8
+    assert (a[:3] == 7).all() and (a[3:] == 255).all()
+    assert (b[:, :2] == 9).all() and (b[:, 2:] == 255).all()
+    (same,) = padded([wide])
+    assert (same == wide).all()
+
+
+def test_the_difference_image_marks_what_changed_in_red_on_b_faded():
+    b = np.zeros((12, 12, 3), np.uint8)
+    b[...] = (99, 129, 159)  # grey 129 on average
+    a = b.copy()
+    a[6, 6, 1] += 25  # one channel of one pixel, beyond the threshold of 24
+    a[1, 1, 0] += 24  # at the threshold: not a change
+    out, share = highlighted_difference(a, b)
+    assert share == pytest.approx(1 / 144)
+    red = (out == (230, 20, 20)).all(axis=2)
+    # The changed pixel grown by two pixels (a diamond: two steps of the four neighbours).
+    rows, cols = np.indices(red.shape)
+    assert (red == (abs(rows - 6) + abs(cols - 6) <= 2)).all()
+    # Elsewhere B faded to light grey: 255 - (255 - 129) x 0.3 = 217.2, cut to 217.
+    assert (out[~red] == 217).all() and out.dtype == np.uint8
+    unchanged, none = highlighted_difference(b, b)
+    assert none == 0.0 and (unchanged == 217).all()
+
+
+def test_an_rms_below_one_is_measured_not_rounded_to_zero(tmp_path):
+    white = np.full((4, 4, 3), 255)
+    nudged = white.copy()
+    nudged[0, 0, 0] = 254  # one channel of one pixel, by one
+    a, b = png(tmp_path / "a.png", nudged), png(tmp_path / "b.png", white)
+    assert image_rms_between(a, b) == pytest.approx(np.sqrt(1 / 48))
+    assert compare_image(a, b, 0.1, tmp_path / "out").passed is False
+
+
+def test_a_figure_grown_by_a_white_margin_fails_on_its_size_with_a_black_difference(tmp_path):
+    base = np.full((4, 6, 3), 255, np.uint8)
+    base[1:3, 1:5] = 0
+    grown = np.vstack([base, np.full((2, 6, 3), 255, np.uint8)])  # the same figure, two rows taller
+    ref, got = png(tmp_path / "ref.png", base), png(tmp_path / "got.png", grown)
+    result = compare_image(got, ref, 1.0, tmp_path / "out")
+    assert result.passed is False and result.message == "image size 6x6, reference 6x4"
+    difference = np.asarray(Image.open(tmp_path / "out-diff.png").convert("RGB"))
+    assert difference.shape == (6, 6, 3) and difference.max() == 0  # on the common canvas, nothing differs
+    assert np.asarray(Image.open(tmp_path / "out.png")).shape == (6, 6 + 16 + 6, 3)  # reference | regenerated
+
+
+def test_side_by_side_scales_with_the_lanczos_filter():
+    """Fine detail (noise) scaled down: Lanczos, the filter thumbnails keep their edges with."""
+    image = np.random.default_rng(0).integers(0, 256, (12, 12, 3), dtype=np.uint8)
+    lanczos = np.asarray(Image.fromarray(image).resize((5, 5), Image.Resampling.LANCZOS))
+    assert (side_by_side([image], height=5) == lanczos).all()

@@ -62,6 +62,7 @@ def test_a_changed_claims_seed_columns_describe_each_side():
         (claim(2, 0.0, "per seed 0.9, 0.2"), claim(2, 1.0, "per seed 0.9, 0.95"), WITHIN),  # ranges touch
         (claim(2, 1.0, "per seed 0.9, 0.95"), claim(2, 0.0, "per seed 0.96, 0.99"), BEYOND),  # B above A
         (claim(2, 1.0, "per seed 0.9, 0.95"), claim(2, 0.0, "per seed 0.95, 0.99"), WITHIN),  # touching above
+        (claim(2, 1.0, "per seed 0.9, 0.95"), claim(2, 0.0, "per seed 0.8, 0.9"), WITHIN),  # touching below
         (claim(2, 0.5, "per seed 0.1, 0.9"), claim(2, 1.0, "per seed 0.91, 0.95"), WITHIN),  # A's seeds disagree
         (claim(2, 0.0, "per seed 0.1, 0.2"), claim(2, np.nan, "per seed 0.91, 0.95"), WITHIN),  # B's unknown
         (claim(2, 0.0, "per seed 0.1, 0.2"), claim(2, 1.0, "measured 0.9"), BEYOND),  # no values on B's side
@@ -86,7 +87,9 @@ def per_seed(points: list[dict], seeds: dict[int, dict[str, list]]) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-POINTS = [{"x": x, "signal": 0.5 * x} for x in range(4)]  # x an integer label, signal a float one
+# x an integer label, signal a float one (a grid coordinate, the same for every seed) that alone does not
+# tell the points apart.
+POINTS = [{"x": x, "signal": 0.5 * (x // 2)} for x in range(4)]
 
 
 def test_a_figures_seed_spread_is_read_point_by_point_in_its_most_changed_column(tmp_path):
@@ -128,6 +131,19 @@ def test_a_figures_seed_spread_is_read_point_by_point_in_its_most_changed_column
     b.loc[b.x == 2, "loss"] -= 0.01  # now below A there: disjoint at three points of four
     spread = figure_seed_spread(write(a, tmp_path / "a.csv"), write(b, tmp_path / "b.csv"))
     assert (spread["seed_column"], spread["disjoint_share"], spread["seed_noise"]) == ("loss", 0.75, BEYOND)
+
+
+def test_a_float_grid_coordinate_says_which_point_a_row_is_on(tmp_path):
+    a = per_seed([{"signal": 0.0}, {"signal": 1.0}], {1: {"loss": [1.0, 5.0]}, 2: {"loss": [1.1, 5.1]}})
+    b = per_seed([{"signal": 0.0}, {"signal": 1.0}], {1: {"loss": [2.0, 5.05]}, 2: {"loss": [2.1, 5.08]}})
+    spread = figure_seed_spread(write(a, tmp_path / "a.csv"), write(b, tmp_path / "b.csv"))
+    # Disjoint at signal 0, overlapping at signal 1 (over both points at once they would overlap).
+    assert spread == {
+        "seed_column": "loss",
+        "disjoint_share": 0.5,
+        "seed_range_a": pytest.approx(0.1),
+        "seed_noise": WITHIN,
+    }
 
 
 def test_a_figure_of_one_point_and_columns_that_left_as_often(tmp_path):

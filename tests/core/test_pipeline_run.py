@@ -197,6 +197,19 @@ def test_a_garbled_holder_record_is_still_shown(tmp_path):
             take_run_lock(tmp_path)
 
 
+@pytest.mark.timeout(20)
+def test_a_long_holder_record_is_shown_by_its_first_64_bytes(tmp_path):
+    """A pid is a few digits: of a record that is not one, the message shows no more than 64 bytes."""
+    lock = tmp_path / ".snakemake" / "run.flock"
+    lock.parent.mkdir()
+    lock.write_text("7" * 64 + "8" * 36 + "\n")
+    with open(lock) as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with pytest.raises(LiveRun) as error:
+            take_run_lock(tmp_path)
+    assert f"(process {'7' * 64}): wait" in str(error.value)
+
+
 def test_snakemake_started_outside_make_stops_the_run_and_frees_the_lock(tmp_path, monkeypatch):
     seen = []
 
@@ -412,3 +425,74 @@ def test_a_config_file_that_does_not_exist_stops_before_anything_is_created(tmp_
     assert err.count("\n") == 1 and err.startswith("Not started: config file not found: config/smokee.yaml;")
     assert "config/config.yaml, config/smoke.yaml" in err
     assert not (tmp_path / "variants").exists()
+
+
+HELD_HEADER = "\n# What Snakemake printed after Ctrl-C (held back from the terminal):\n"
+
+
+@pytest.mark.timeout(60)
+def test_what_came_before_the_ctrl_c_is_shown_though_snakemake_did_not_flush_it(tmp_path, capfd, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # the run sets it itself
+    unflushed = FAKE_SNAKEMAKE.replace('(Rule: first)", flush=True)', '(Rule: first)")')
+    assert unflushed != FAKE_SNAKEMAKE
+    lock = take_run_lock(tmp_path)
+    sender = interrupt_when_started(tmp_path)
+    assert pipeline_run.run_relayed([sys.executable, "-c", unflushed], lock, tmp_path, "make figures", 0) == 0
+    sender.join()
+    out, _ = capfd.readouterr()
+    assert out == "Finished jobid: 1 (Rule: first)\n"  # through a pipe too, Python's output comes at once
+    log = (tmp_path / ".snakemake/log/2026-01-01T000000.000000.snakemake.log").read_text()
+    assert log.startswith("Building DAG of jobs...\n" + HELD_HEADER) and log.rstrip().endswith("Error in rule second:")
+
+
+@pytest.mark.timeout(60)
+def test_a_run_stopped_before_snakemake_wrote_its_log_names_none(tmp_path, capfd, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    without_log = FAKE_SNAKEMAKE.replace('log.write_text("Building DAG of jobs...\\n")', "")
+    assert without_log != FAKE_SNAKEMAKE
+    lock = take_run_lock(tmp_path)
+    sender = interrupt_when_started(tmp_path)
+    code = pipeline_run.run_relayed([sys.executable, "-c", without_log], lock, tmp_path, "make figures", 130)
+    sender.join()
+    assert code == 130
+    _, err = capfd.readouterr()
+    assert err == "Stopped: the finished jobs are kept; run the same command to resume: make figures\n"
+
+
+@pytest.mark.timeout(60)
+def test_snakemake_holds_the_run_lock_and_a_kill_of_the_runner_reaches_it(tmp_path, capfd, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    lock = take_run_lock(tmp_path)
+    # Stands in for Snakemake: takes the run lock it inherited (fails without it), then waits to be stopped.
+    script = (
+        f"import fcntl, time; from pathlib import Path; fcntl.flock({lock}, fcntl.LOCK_EX | fcntl.LOCK_NB); "
+        "print('holds the run lock', flush=True); Path('started').write_text('1'); time.sleep(20)"
+    )
+
+    def kill_when_started():
+        deadline = time.monotonic() + 20
+        while not (tmp_path / "started").exists():
+            assert time.monotonic() < deadline, "the stand-in did not start"
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGTERM)  # `kill` of the runner
+
+    def on_interrupt(*_):
+        raise AssertionError("not an interrupt")
+
+    def on_terminate(*_):
+        raise AssertionError("not forwarded")
+
+    before = signal.signal(signal.SIGINT, on_interrupt), signal.signal(signal.SIGTERM, on_terminate)
+    try:
+        killer = threading.Thread(target=kill_when_started)
+        killer.start()
+        code = pipeline_run.run_relayed([sys.executable, "-c", script], lock, tmp_path, "make figures", 0)
+        killer.join()
+        handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+    assert code == -signal.SIGTERM  # Snakemake got the signal and ended by it
+    assert capfd.readouterr().out == "holds the run lock\n"
+    assert handlers == (on_interrupt, on_terminate)  # the handlers it found, back

@@ -1,12 +1,14 @@
-"""The parts of the runner of ``make figures`` on their own: output written through at once, which of
-Snakemake's logs is the run's, the line a stopped run ends with, what a killed run left behind
-cleared before the next, and the command line's defaults and help."""
+"""The parts of the runner of ``make figures`` on their own: Snakemake's output relayed (or held back
+after Ctrl-C) and written through at once, which of Snakemake's logs is the run's, the line a stopped
+run ends with, what a killed run left behind cleared before the next, and the command line's defaults
+and help."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ from replication import pipeline_run
 from replication.pipeline_run import (
     clear_what_a_killed_run_left,
     parse_arguments,
+    relay,
     run_log,
     stopped_line,
     take_run_lock,
@@ -187,3 +190,47 @@ def test_the_command_line_runs_here_with_the_projects_workflow_by_default(capsys
         "--resume-command RESUME_COMMAND the command a Ctrl-C names as the one that resumes the run",
     ):
         assert text in shown, text
+
+
+def started(script: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_once_interrupted_everything_is_held_back(capfd):
+    child = started("import sys; print('a'); print('b', file=sys.stderr)")
+    with child:
+        held, open_line = relay(child, [True])
+    assert sorted(held.splitlines()) == [b"a", b"b"] and open_line is False
+    assert capfd.readouterr() == ("", "")
+
+
+def test_output_is_relayed_in_full_and_a_cut_line_is_known(capfd, monkeypatch):
+    monkeypatch.setattr(pipeline_run, "DRAIN_S", 0.0)  # no wait for leftovers: the pipes' own ends stop it
+    for script, cut in (("print('one'); print('two')", False), ("print('one'); print('tw', end='')", True)):
+        child = started(script)
+        with child:
+            child.wait()  # ended before its output is read: all of it is still relayed
+            assert relay(child, []) == (b"", cut)
+        assert capfd.readouterr().out == ("one\ntw" if cut else "one\ntwo\n")
+
+
+def test_a_run_silent_for_a_while_is_waited_for(capfd, monkeypatch):
+    monkeypatch.setattr(pipeline_run, "DRAIN_S", 0.0)
+    child = started("import time; time.sleep(0.6); print('late')")  # quiet longer than one wait for output
+    with child:
+        assert relay(child, []) == (b"", False)
+    assert capfd.readouterr().out == "late\n"
+
+
+@pytest.mark.timeout(30)
+def test_a_process_left_behind_holding_the_output_is_not_waited_for(capfd, monkeypatch):
+    monkeypatch.setattr(pipeline_run, "DRAIN_S", 0.1)
+    child = started(
+        "import subprocess, sys; "
+        "left = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); print(left.pid)"
+    )
+    with child:
+        held, open_line = relay(child, [])
+    leftover = int(capfd.readouterr().out)
+    os.kill(leftover, signal.SIGKILL)
+    assert (held, open_line) == (b"", False)

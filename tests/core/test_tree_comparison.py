@@ -68,6 +68,10 @@ def test_the_settings_table_lists_every_differing_setting_with_both_values(tmp_p
     assert list(table.columns) == ["key", "a", "b"]
     same = compare_settings(Tree("a", a), Tree("a again", a))
     assert same.empty and list(same.columns) == ["key", "a", "b"]
+    # Records that hold no settings (only a name): nothing to tell apart.
+    for tree in (a, b):
+        (tree / "figures" / "settings.yaml").write_text(yaml.safe_dump({"name": tree.name}))
+    assert compare_settings(Tree("a", a), Tree("b", b)).empty
 
 
 def test_a_comparison_writes_its_tables_and_both_reports(tmp_path):
