@@ -13,7 +13,9 @@ import yaml
 from helpers import shared_scope
 from replication.errors import ConfigError
 from replication.make_command import PAPER_CONFIG, SMOKE_CONFIG
+from replication.paths import PROJECT_ROOT
 from replication.variants import (
+    check_root,
     check_tree,
     resolve,
     settings_command,
@@ -178,4 +180,35 @@ def test_a_variant_named_alone_takes_its_trees_settings_over_the_same_base_only(
     assert str(error.value) == (
         "variant 'workdir': its tree variants/workdir holds settings over smoke.yaml, not over config.yaml; "
         "build it with: make phase CONFIG=config/smoke.yaml VARIANT=workdir"
+    )
+
+
+def test_the_root_takes_the_paper_settings_as_given_or_as_resolved():
+    check_root({"model": {"lr": 0.1}}, PROJECT_ROOT, paper={"model": {"lr": 0.1}, "variant": None})
+    check_root(resolve([]), PROJECT_ROOT)  # the paper's settings resolved from config/config.yaml
+
+
+def test_the_root_refuses_other_settings_and_counts_the_values_that_differ(base_settings):
+    paper = {"model": {"lr": 0.1, "depth": 2}}
+    with pytest.raises(ConfigError) as error:
+        check_root({"settings": "smoke", "model": {"lr": 0.2, "depth": 3, "width": 8}}, PROJECT_ROOT, paper, "phase")
+    assert str(error.value) == (
+        "the project root is the tree of the paper's settings, not of the settings 'smoke' (2 keys differ); "
+        "build them in their own tree: make phase CONFIG=config/smoke.yaml "
+        "SET='model.depth=3 model.lr=0.2 model.width=8'"
+    )
+    # The same values under a variant's name: no value differs, the name does.
+    with pytest.raises(ConfigError) as error:
+        check_root({"settings": "smoke", "variant": "lr", **paper}, PROJECT_ROOT, paper)
+    assert str(error.value) == (
+        "the project root is the tree of the paper's settings, not of the settings 'lr'; build them in their own "
+        "tree: make figures CONFIG=config/smoke.yaml VARIANT=lr SET='model.depth=2 model.lr=0.1'"
+    )
+    # A config file's own settings (the smoke learning rate): its make command, or Snakemake in its tree.
+    smoke_values = {"local_to_global": {"transformer": {"optimizer": {"lr": 0.001}}}}
+    with pytest.raises(ConfigError) as error:
+        check_root({"settings": "smoke", **smoke_values}, PROJECT_ROOT, paper, "phase")
+    assert str(error.value).endswith(
+        "build them in their own tree: make phase CONFIG=config/smoke.yaml "
+        "(or: snakemake figures/all --directory variants/smoke --configfile config/smoke.yaml)"
     )
