@@ -36,7 +36,8 @@ def settings_command(config: Mapping, goal: str = "figures", taken: Iterable[str
         return make_command(goal, base)
     assignments = assignments_of(changes)
     derived = derived_name(assignments)
-    name = next((n for n in (config.get("variant"), derived) if n and n not in set(taken)), f"{derived}-2")
+    taken = set(taken)  # read once: an iterator would be empty for the second name
+    name = next((n for n in (config.get("variant"), derived) if n and n not in taken), f"{derived}-2")
     return make_command(goal, base, variant=None if name == derived else name, sets=" ".join(assignments))
 
 
