@@ -409,3 +409,34 @@ def test_a_cell_whose_seeds_differ_is_listed_as_such_and_the_mode_is_optional():
     assert "a saddle in every seed at 3 of 6 cells ((0.5, 0.8), (0.7, 0.6), (0.8, 0.5))" in text
     assert "unresolved in every seed at 1 ((0.9, 0.9)); seeds differ at 1 ((0.6, 0.7))." in text
     assert "(the stated fraction of lambda_max, median 30)" in text and "AdamW's" not in text.split("## The")[0]
+
+
+def test_the_findings_are_sections_of_markdown_in_a_fixed_layout():
+    """The title and the tables read, one section per point kind, the escape law's and the growth's
+    sections, blank lines between them and one newline at the end."""
+    points = varied_points()
+    slopes = pd.DataFrame({"p": [0.5, 0.5], "q": [0.8, 0.8], "seed": [1, 2], "measured_slope": [3.0, 4.0],
+                           "predicted_slope": [2.0, 2.0]})  # fmt: skip
+    growth = pd.DataFrame({"p": [0.8], "q": [0.5], "seed": [1], "fitted_rate": [2.5], "checkpoints_fitted": [5],
+                           "predicted_rate": [2.0]})  # fmt: skip
+    tied = points.assign(mode_tol=points.tol)
+    text = findings(summarise(tied), tied, {"runs": 0}, slopes, growth)
+    assert text.startswith(
+        "# Minimum or saddle: findings\n\nWritten by the pipeline from `results/local_to_global/plateau/cells.csv`, "
+        "`points.csv`, `fits.csv` and `slopes.csv`.\n\n## iteration 300\n\n- **full model**: "
+    )
+    assert (
+        "(the curvature that would grow a direction from sigma to 1 under gradient steps at the schedule's learning "
+        "rates before the run ends)"
+    ) in text
+    assert (
+        "; elsewhere the point still moves along the gradient, and its Hessian describes a slope, not a critical "
+        "point.\n"
+    ) in text
+    assert ".\n\n## at the drop\n\n- **full model**" in text
+    assert (
+        ".\n\n## The escape predicted from AdamW's step\n\n- No escaping run with its mode measured: nothing to "
+        "compare.\n- Slope against log(1/sigma) at (0.5, 0.8), measured vs predicted: seed 1 3 vs 2, seed 2 4 vs 2."
+        "\n\n## The instability seen growing\n\n- (0.8, 0.5) seed 1: "
+    ) in text
+    assert text.endswith("; predicted 2.\n")
