@@ -440,3 +440,20 @@ def test_the_findings_are_sections_of_markdown_in_a_fixed_layout():
         "\n\n## The instability seen growing\n\n- (0.8, 0.5) seed 1: "
     ) in text
     assert text.endswith("; predicted 2.\n")
+
+
+def test_a_growth_claim_states_the_rate_its_threshold_and_each_seeds_fit():
+    claims = {c.claim_id: c for c in all_claims() if c.claim_id.startswith("5g")}
+    first = claims["5g (p=0.8, q=0.5)"]
+    assert first.statement == (
+        "Standard init, (p, q) = (0.8, 0.5): through the plateau, the parameters' projection on the unstable mode "
+        "of AdamW's preconditioned Hessian grows at its predicted rate |mu| - wd_v per unit of learning rate, within "
+        "a factor 1.5, before the loss moves."
+    )
+    assert first.threshold == (
+        "fitted / predicted rate within a factor 1.5 (per seed; not checkable where the projection never outgrows "
+        "its noise before the loss moves, or the mode is stable)"
+    )
+    assert first.reason == (
+        "seed 1 fitted 2 over 5 checkpoints, predicted 2; seed 2 fitted 3 over 6 checkpoints, predicted 2"
+    )
