@@ -137,11 +137,17 @@ def test_a_minimum_needs_the_fitted_eigenvalue_and_every_noise_within_tol():
     assert decide(Evidence(**{**base, "fitted": -0.5, "fitted_noise": 2.01}), 2.0, 0.1) == UNRESOLVED
     biased = Evidence(fitted=-1.0, fitted_noise=0.0, fitted_along=-3.5, held_out=(-1.0, -1.0))  # bias 2.5
     assert decide(biased, 2.5, 2.0) == MINIMUM and decide(biased, 2.49, 2.0) == UNRESOLVED
+    steep = Evidence(fitted=10.0, fitted_noise=0.0, fitted_along=10.0, held_out=(9.0, 11.0))  # held-out SE 1
+    assert decide(steep, 1.0, 1.0) == MINIMUM and decide(steep, 0.5, 1.0) == UNRESOLVED
+    on_line = Evidence(fitted=-1.0, fitted_noise=0.0, fitted_along=-2.0, held_out=(-2.0, -2.0))
+    assert decide(on_line, 2.0, 2.0) == UNRESOLVED  # held-out curvature on -tol: not above it
 
 
 def test_decided_and_the_sequence_of_held_out_batches():
     assert decided([-3.0, -3.0], 2.0, Z) and decided([-1.0, -1.0], 2.0, Z) and not decided([-2.0, -2.0], 2.0, Z)
     assert not decided([-3.0], 2.0, Z)  # one batch: no standard error yet
+    assert decided([-3.0, -1.0], 0.5, 1.4) and not decided([-3.0, -1.0], 0.5, 1.6)  # mean -2, SE 1
+    assert decided([-3.0, -1.0], 3.5, 1.4) and not decided([-3.0, -1.0], 3.5, 1.6)
     asked = []
 
     def far(k):
@@ -157,3 +163,4 @@ def test_decided_and_the_sequence_of_held_out_batches():
         return (-10.0 - 0.01 * k, -1.0 + 0.5 * (-1) ** k)  # the second's mean stays on its -tol
 
     assert sequential_curvature(on_the_line, (1.0, 1.0), Z, 2, 5).shape == (5, 2)  # every direction decides
+    assert sequential_curvature(lambda k: (k % 2,), (1.0,), Z, 2, 3).dtype == np.float64  # whole numbers too
