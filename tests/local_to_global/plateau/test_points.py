@@ -59,7 +59,7 @@ def test_a_cell_without_standard_init_runs_has_no_points():
     assert points.empty and list(points.columns) == ["seed", "step", "kind", "drop_end", "escape", "on_plateau"]
 
 
-def test_training_again_gives_the_phase_runs_parameters_at_the_points():
+def test_training_again_gives_the_phase_runs_parameters_at_the_points(capsys):
     settings = run_settings(
         {**small_run_settings(), "steps": 40, "eval_every": 2, "checkpoints": [12, 30], "chain": {"p": 0.8, "q": 0.7}}
     )
@@ -69,6 +69,7 @@ def test_training_again_gives_the_phase_runs_parameters_at_the_points():
     phase_run = train(settings, "standard", 3, progress=False, monitor=monitor)
     points = pd.DataFrame({"seed": [3, 3], "step": [12, 30], "kind": ["fixed", "fixed"]})
     again = train_to_points(settings, points, progress=False)
+    assert capsys.readouterr().err == ""  # no progress bar asked, none shown
     for index, step in enumerate(phase_run.checkpoints["step"]):
         kept = point_parameters(again, 3, int(step))
         parameters = {k: v for k, v in kept.items() if k in phase_run.checkpoints}  # beside AdamW's state
