@@ -260,10 +260,10 @@ def test_a_cell_without_points_or_optimiser(tiny_parameters, tiny_chain, tiny_he
 
 
 def test_float32_products_give_the_loss_in_float32(tiny_parameters, tiny_chain, tiny_hessian):
-    """``dtype: float32``: the point's Hessian, and so its loss, are computed in float32."""
-    single = dataclasses.replace(
-        tiny_hessian, dtype="float32", held_out=dataclasses.replace(tiny_hessian.held_out, most=3)
-    )
+    """``dtype: float32``: the point's Hessian, and so its loss, are computed in float32. With tol as
+    large as lambda_max, no direction is curved below -tol: a minimum along both."""
+    held_out = dataclasses.replace(tiny_hessian.held_out, most=3)
+    single = dataclasses.replace(tiny_hessian, dtype="float32", tolerance=1.0, held_out=held_out)
     parameters = tiny_parameters(0.7, 0)
     batches = hessian_batches(tiny_chain, CONTEXT, single)
     row, _ = point_spectrum(
@@ -275,3 +275,4 @@ def test_float32_products_give_the_loss_in_float32(tiny_parameters, tiny_chain, 
         losses[dtype] = np.mean([float(transformer_loss(flat.unflatten(flat.vector), x, y)) for x, y in batches])
     assert row["loss"] == pytest.approx(losses[torch.float32], rel=1e-12)
     assert row["loss"] != pytest.approx(losses[torch.float64], rel=1e-12)
+    assert (row["verdict"], row["canonical_verdict"]) == ("minimum", "minimum")
