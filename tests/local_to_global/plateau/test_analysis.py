@@ -544,3 +544,20 @@ def test_join_runs_reads_the_standard_inits_runs_and_labels_the_points():
     joined = join_runs(spectra, measures)
     assert joined.plateau_length.tolist() == [700.0, 700.0] and joined.censored.tolist() == [True, True]
     assert joined.point.tolist() == ["iteration 300", "mid-plateau"]
+
+
+def test_the_cell_claims_threshold_in_full():
+    claim = next(
+        c for c in all_claims(dataclasses.replace(HESSIAN, tolerance="horizon")) if c.claim_id.startswith("3c")
+    )
+    assert claim.threshold == (
+        "a saddle: held-out curvature along the lowest eigenvector + 3 SE < -tol (log(1/sigma) / sum of the learning "
+        "rates after the point: a direction less curved cannot grow from sigma to 1 under gradient steps at the "
+        "schedule's learning rates before the run ends); a minimum: held-out curvature - 3 SE > -tol, fitted "
+        "lambda_min - 3 SE > -tol, noise and fitted bias <= tol; unresolved otherwise (per seed; 4-16 held-out "
+        "batches of 8 sequences)"
+    )
+    assert claim.reason.startswith(
+        "held-out curvature: seed 1 2e-05, seed 2 2e-05, seed 3 2e-05; its standard error: seed 1 1e-06, seed 2 "
+        "1e-06, seed 3 1e-06; tol: seed 1 3e-05, seed 2 3e-05, seed 3 3e-05; fitted lambda_min: seed 1 1e-05, "
+    )
