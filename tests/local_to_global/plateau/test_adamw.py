@@ -12,12 +12,14 @@ import torch
 from helpers import small_run_settings
 from replication.papers.local_to_global.plateau.adamw import (
     AdamState,
+    OptimiserView,
+    PreconditionedOperator,
     learning_rates,
     momentum_gain,
     predicted_escape,
     predicted_slope,
 )
-from replication.papers.local_to_global.plateau.hessian import FlatParameters
+from replication.papers.local_to_global.plateau.hessian import FlatParameters, HessianOperator, transformer_loss
 from replication.papers.local_to_global.transformer.settings import run_settings
 from replication.papers.local_to_global.transformer.train import train
 
@@ -158,3 +160,45 @@ def test_the_horizon_rate_grows_sigma_to_one_by_the_end_of_the_schedule():
     fraction = HessianSettings(**common, tolerance=1e-4, held_out=held_out)
     assert horizon.loss_tolerance(50.0, rate) == rate
     assert fraction.loss_tolerance(50.0, rate) == pytest.approx(5e-3)
+
+
+def preconditioned_point(parameters, batch):
+    flat = FlatParameters.of(parameters)
+    hessian = HessianOperator(lambda theta: transformer_loss(flat.unflatten(theta), *batch), flat.vector)
+    size = flat.vector.numel()
+    v = np.random.default_rng(0).uniform(1e-4, 1e-2, size) ** 2
+    state = AdamState(v, 40, 1e-3, 0.9, 0.95, 1e-8, 0.1, np.arange(size) % 2 == 0)
+    return hessian, state
+
+
+def test_the_preconditioned_operator_takes_any_shape_of_vector_and_counts_only_its_products(
+    tiny_parameters, tiny_chain, tiny_hessian
+):
+    """D^-1/2 H D^-1/2 x for x flat or as a column; making its linear operator for Lanczos costs no
+    Hessian-vector product (the count is what the eigensolvers spent)."""
+    from replication.papers.local_to_global.plateau.spectrum import hessian_batches
+
+    batch = hessian_batches(tiny_chain, 6, tiny_hessian)[0]
+    hessian, state = preconditioned_point(tiny_parameters(0.7, 0), batch)
+    operator = PreconditionedOperator(hessian, state)
+    operator.linear_operator()
+    hessian.linear_operator()
+    assert hessian.products == 0
+    x = np.random.default_rng(1).standard_normal(operator.size)
+    scale = 1 / np.sqrt(np.sqrt(state.exp_avg_sq / (1 - 0.95**40)) + 1e-8)
+    flat_product = operator(x)
+    assert np.allclose(flat_product, scale * hessian(scale * x))
+    assert np.array_equal(operator(x[:, None]), flat_product)
+    assert hessian.products == 3
+
+
+def test_the_bias_corrections_and_the_momentums_gain_are_the_points_own():
+    state = AdamState(np.ones(4), 10, 2e-3, 0.8, 0.9, 1e-8, 0.1, np.array([True, False, True, False]))
+    view = OptimiserView(state, np.r_[np.nan, np.full(50, 2e-3)], step=10, sigma=0.02)
+    w = np.array([0.6, 0.0, 0.0, 0.8])
+    rates = view.rates(-3.0, w)
+    assert rates["bias_correction_m"] == pytest.approx(1 / (1 - 0.8**10))
+    assert rates["bias_correction_v"] == pytest.approx(1 / (1 - 0.9**10))
+    assert rates["mode_decay"] == pytest.approx(0.1 * 0.36) and rates["mode_rate"] == pytest.approx(3.0 - 0.036)
+    assert rates["momentum_gain"] == pytest.approx(momentum_gain(3.0 - 0.036, 2e-3, 0.8))
+    assert (rates["lr"], rates["adam_step"]) == (2e-3, 10)

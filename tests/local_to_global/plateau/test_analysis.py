@@ -409,3 +409,155 @@ def test_a_cell_whose_seeds_differ_is_listed_as_such_and_the_mode_is_optional():
     assert "a saddle in every seed at 3 of 6 cells ((0.5, 0.8), (0.7, 0.6), (0.8, 0.5))" in text
     assert "unresolved in every seed at 1 ((0.9, 0.9)); seeds differ at 1 ((0.6, 0.7))." in text
     assert "(the stated fraction of lambda_max, median 30)" in text and "AdamW's" not in text.split("## The")[0]
+
+
+def test_the_findings_are_sections_of_markdown_in_a_fixed_layout():
+    """The title and the tables read, one section per point kind, the escape law's and the growth's
+    sections, blank lines between them and one newline at the end."""
+    points = varied_points()
+    slopes = pd.DataFrame({"p": [0.5, 0.5], "q": [0.8, 0.8], "seed": [1, 2], "measured_slope": [3.0, 4.0],
+                           "predicted_slope": [2.0, 2.0]})  # fmt: skip
+    growth = pd.DataFrame({"p": [0.8], "q": [0.5], "seed": [1], "fitted_rate": [2.5], "checkpoints_fitted": [5],
+                           "predicted_rate": [2.0]})  # fmt: skip
+    tied = points.assign(mode_tol=points.tol)
+    text = findings(summarise(tied), tied, {"runs": 0}, slopes, growth)
+    assert text.startswith(
+        "# Minimum or saddle: findings\n\nWritten by the pipeline from `results/local_to_global/plateau/cells.csv`, "
+        "`points.csv`, `fits.csv` and `slopes.csv`.\n\n## iteration 300\n\n- **full model**: "
+    )
+    assert (
+        "(the curvature that would grow a direction from sigma to 1 under gradient steps at the schedule's learning "
+        "rates before the run ends)"
+    ) in text
+    assert (
+        "; elsewhere the point still moves along the gradient, and its Hessian describes a slope, not a critical "
+        "point.\n"
+    ) in text
+    assert ".\n\n## at the drop\n\n- **full model**" in text
+    assert (
+        ".\n\n## The escape predicted from AdamW's step\n\n- No escaping run with its mode measured: nothing to "
+        "compare.\n- Slope against log(1/sigma) at (0.5, 0.8), measured vs predicted: seed 1 3 vs 2, seed 2 4 vs 2."
+        "\n\n## The instability seen growing\n\n- (0.8, 0.5) seed 1: "
+    ) in text
+    assert text.endswith("; predicted 2.\n")
+
+
+def test_a_growth_claim_states_the_rate_its_threshold_and_each_seeds_fit():
+    claims = {c.claim_id: c for c in all_claims() if c.claim_id.startswith("5g")}
+    first = claims["5g (p=0.8, q=0.5)"]
+    assert first.statement == (
+        "Standard init, (p, q) = (0.8, 0.5): through the plateau, the parameters' projection on the unstable mode "
+        "of AdamW's preconditioned Hessian grows at its predicted rate |mu| - wd_v per unit of learning rate, within "
+        "a factor 1.5, before the loss moves."
+    )
+    assert first.threshold == (
+        "fitted / predicted rate within a factor 1.5 (per seed; not checkable where the projection never outgrows "
+        "its noise before the loss moves, or the mode is stable)"
+    )
+    assert first.reason == (
+        "seed 1 fitted 2 over 5 checkpoints, predicted 2; seed 2 fitted 3 over 6 checkpoints, predicted 2"
+    )
+
+
+# --- the tables' edges -----------------------------------------------------------------------------
+
+
+def test_the_summary_takes_each_columns_median_over_the_seeds():
+    points = synthetic()[0]
+    cell = (points.p == 0.5) & (points.q == 0.8)
+    values = {"lambda_min": [-3.0, -1.0, -2.0], "curvature_noise": [1.0, 5.0, 3.0], "tol": [0.1, 0.3, 0.2],
+              "canonical_tol": [1.0, 3.0, 2.0], "canonical_weight": [0.1, 0.5, 0.3], "weight_e": [0.2, 0.6, 0.4],
+              "mode_rate": [2.0, 6.0, 4.0], "gradient_norm": [1.0, 3.0, 2.0]}  # fmt: skip
+    for column, column_values in values.items():
+        points.loc[cell, column] = column_values
+    first = summarise(points).iloc[0]
+    assert (first.p, first.q, first.point, first.seeds) == (0.5, 0.8, "iteration 300", 3)
+    for column, column_values in values.items():
+        assert first[column] == pytest.approx(np.median(column_values)), column
+    assert "mode_rate" not in summarise(points.drop(columns="mode_rate"))
+    off = summarise(points.assign(on_plateau=cell))  # only that cell's points are on the plateau
+    assert len(off) == 1 and off.seeds.tolist() == [3]
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in log")  # the factor of a negative escape, unused
+def test_the_escape_law_leaves_out_midpoints_points_off_the_plateau_and_runs_that_did_not_escape():
+    points, sweep = synthetic()
+    points = points.reset_index(drop=True)
+    points.loc[0, "kind"] = "mid"
+    points.loc[1, "on_plateau"] = False
+    points.loc[2, "mode_rate"] = np.nan
+    points.loc[3, "censored"] = True  # the phase run stopped before its escape: not escaped
+    points.loc[4, "escape"] = -1.0  # no escape measured
+    law = escape_law(points, sweep, RATES, SIGMA)
+    assert len(law) == len(points) - 3
+    assert list(law.columns) == ["p", "q", "seed", "point", "mode_rate", "drop_end", "escape", "escaped",
+                                 "predicted_escape", "factor", "assumption"]  # fmt: skip
+    not_escaped = law[~law.escaped]
+    assert len(not_escaped) == 2 + 6  # the two made so, and the unresolved and minimum cells' runs
+    assert not_escaped.factor.isna().all() and (not_escaped.assumption == "").all()
+    assert (law[law.escaped].assumption == "holds").all()
+    summary = law_summary(law)
+    assert summary["runs"] == 7 and summary["beyond_schedule"] == 0  # 12 saddle runs, 5 of them left out
+    assert summary["median_factor"] == pytest.approx(1.0, abs=2e-3)
+
+
+def test_the_law_summary_of_too_few_runs():
+    points, sweep = synthetic()
+    law = escape_law(points, sweep, RATES, SIGMA)
+    two = law_summary(law[law.escaped].iloc[:2])
+    assert two["runs"] == 2 and np.isnan(two["rank_correlation"])  # a rank correlation needs three
+    three = law_summary(law[law.escaped].iloc[[0, 3, 6]])
+    assert three["rank_correlation"] == pytest.approx(1.0)
+    beyond = law.copy()
+    beyond.loc[beyond.escaped, "predicted_escape"] = [np.inf] * 2 + list(beyond.predicted_escape[beyond.escaped][2:])
+    counted = law_summary(beyond)
+    assert counted["beyond_schedule"] == 2 and counted["runs"] == 12
+    none = law_summary(law[~law.escaped])
+    assert none["runs"] == 0 and np.isnan(none["median_factor"]) and np.isnan(none["max_factor"])
+
+
+def test_the_slope_law_skips_seeds_without_a_point_or_an_escape_at_the_runs_sigma():
+    points, sweep = synthetic()
+    sweep = sweep.copy()
+    sweep.loc[(sweep.seed == 2) & np.isclose(sweep.value, SIGMA), "escaped"] = False  # not at the run's sigma
+    points = points[~((points.seed == 3) & np.isclose(points.p, 0.5) & np.isclose(points.q, 0.8))]  # no point
+    slopes = slope_law(points, sweep, RATES, SIGMA)
+    assert slopes.seed.tolist() == [1]
+    row = slopes.iloc[0]
+    assert row.escape == int(DROP + np.log(1 / SIGMA) / (LR * 2.0)) and row.mode_rate == 2.0
+    late = sweep.assign(escape=np.where(np.isclose(sweep.value, SIGMA), 10 * HORIZON, sweep.escape))
+    tail = np.r_[RATES[:-1], 2 * LR]  # the schedule's last rate differs: read where the run outlasts it
+    beyond = slope_law(points, late, tail, SIGMA).iloc[0]
+    assert beyond.predicted_slope == pytest.approx(predicted_slope(2.0, 2 * LR))
+    flat = sweep.assign(escape=1000.0)  # the same escape at every sigma: slope 0, no factor
+    assert np.isnan(slope_law(points, flat, RATES, SIGMA).factor.iloc[0])
+    assert list(slope_law(points.iloc[:0], sweep, RATES, SIGMA).columns) == [
+        "p", "q", "seed", "mode_rate", "escape", "measured_slope", "predicted_slope", "factor"]  # fmt: skip
+
+
+def test_join_runs_reads_the_standard_inits_runs_and_labels_the_points():
+    spectra = pd.DataFrame(
+        {"p": [0.5, 0.5], "q": [0.8, 0.8], "seed": [1, 1], "step": [300, 450], "kind": ["fixed", "mid"]}
+    )
+    measures = pd.DataFrame({"p": [0.5, 0.5], "q": [0.8, 0.8], "seed": [1, 1], "init": ["ours", "standard"],
+                             "plateau_length": [10.0, 700.0], "censored": [False, True]})  # fmt: skip
+    joined = join_runs(spectra, measures)
+    assert joined.plateau_length.tolist() == [700.0, 700.0] and joined.censored.tolist() == [True, True]
+    assert joined.point.tolist() == ["iteration 300", "mid-plateau"]
+
+
+def test_the_cell_claims_threshold_in_full():
+    claim = next(
+        c for c in all_claims(dataclasses.replace(HESSIAN, tolerance="horizon")) if c.claim_id.startswith("3c")
+    )
+    assert claim.threshold == (
+        "a saddle: held-out curvature along the lowest eigenvector + 3 SE < -tol (log(1/sigma) / sum of the learning "
+        "rates after the point: a direction less curved cannot grow from sigma to 1 under gradient steps at the "
+        "schedule's learning rates before the run ends); a minimum: held-out curvature - 3 SE > -tol, fitted "
+        "lambda_min - 3 SE > -tol, noise and fitted bias <= tol; unresolved otherwise (per seed; 4-16 held-out "
+        "batches of 8 sequences)"
+    )
+    assert claim.reason.startswith(
+        "held-out curvature: seed 1 2e-05, seed 2 2e-05, seed 3 2e-05; its standard error: seed 1 1e-06, seed 2 "
+        "1e-06, seed 3 1e-06; tol: seed 1 3e-05, seed 2 3e-05, seed 3 3e-05; fitted lambda_min: seed 1 1e-05, "
+    )

@@ -403,3 +403,17 @@ def test_a_seed_grows_only_for_a_positive_slope_and_a_bound_it_cannot_tell_stays
     assert seeds.loc[2, "slope"] == pytest.approx(0.5) and seeds.loc[2, "grows"] == 1.0
     assert seeds.loc[1, "ratio"] == 2.0 and bool(seeds.loc[1, "ratio_bound"]) and np.isnan(seeds.loc[1, "batch_free"])
     assert seeds.loc[2, "batch_free"] == 1.0
+
+
+def test_the_escape_findings_say_how_they_were_measured_and_end_with_the_counts():
+    text = escape_findings(ESCAPE, 2.0)
+    intro = (
+        "Written by the pipeline from `results/local_to_global/plateau/escape.csv`: the standard init's runs "
+        "trained again with the init's scale sigma or the batch size changed (the phase grid's horizon, stopping "
+        "rule and escape measure). A saddle escape grows with log(1/sigma) (5i) and does not depend on the batch "
+        "(5b: at the largest batch at most 2 times later than at the smallest); a noise-driven escape slows with "
+        "a bigger batch. Escape iterations below are medians over seeds, a run that never escaped counted at the "
+        "horizon (`>=`: a lower bound, half the seeds or more never escaped).\n\n- **("
+    )
+    assert f"## What decides the escape\n\n{intro}" in text
+    assert ".\n\nCells per explanation: saddle: 1" in text

@@ -1,14 +1,18 @@
 """The instability seen growing: the growth fit recovers a known exponential rate, gives a rate near 0
 to a drift at constant speed, stops before the loss moves; the projections are those of the
-checkpoints' displacement on the given directions."""
+checkpoints' displacement on the given directions; a growth run is the seed's own run with dense
+checkpoints."""
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from replication.papers.local_to_global.plateau.growth import fitted_rate, grown, projections
+from replication.papers.local_to_global.plateau.growth import fitted_rate, grown, growth_run, projections
 from replication.papers.local_to_global.plateau.hessian import FlatParameters
 from replication.papers.local_to_global.plateau.spectrum import canonical_basis
+from replication.papers.local_to_global.transformer.train import train
 
 
 def frame(rate: float, slope: float = 0.5, steps: int = 60, fall_at: int | None = None) -> pd.DataFrame:
@@ -61,6 +65,8 @@ def test_a_steep_growth_is_found_at_any_scale(slope):
     slope, not from a fixed guess."""
     fitted, _ = fitted_rate(frame(50.0, slope=slope))
     assert fitted == pytest.approx(50.0, rel=1e-3)
+    fitted, used = fitted_rate(frame(50.0, slope=slope, steps=5))  # as steep over the fewest checkpoints
+    assert used == 4 and fitted == pytest.approx(50.0, rel=1e-3)
 
 
 def test_grown_is_the_exponential_from_the_point_with_its_initial_slope():
@@ -97,3 +103,17 @@ def test_projections_are_the_displacement_on_each_direction():
     basis = canonical_basis(FlatParameters.of({name: checkpoints[name][0] for name in order}))
     canonical = [basis @ np.linalg.lstsq(basis, flat(k) - flat(0), rcond=None)[0] for k in range(3)]
     assert table.canonical_norm.tolist() == pytest.approx([np.linalg.norm(part) for part in canonical])
+
+
+def test_a_growth_run_is_the_seeds_standard_run_with_checkpoints_every_few_steps(tiny_run_settings, capsys):
+    result = growth_run(tiny_run_settings, seed=3, start=4, stop=12, every=4)
+    assert result.checkpoints["step"].tolist() == [4, 8, 12]
+    losses = result.losses.set_index("step")
+    assert losses.index.max() == 12
+    assert losses.test_loss.notna().to_numpy().nonzero()[0].tolist() == [0, 4, 8, 12]  # evaluated every 4
+    same = dataclasses.replace(tiny_run_settings, steps=12, checkpoints=(8,), eval_every=4)
+    reference = train(same, "standard", 3, progress=False)
+    for name, value in reference.checkpoints.items():
+        if name != "step":
+            assert np.array_equal(result.checkpoints[name][1], value[0]), name
+    assert capsys.readouterr().err == ""  # no progress bar

@@ -194,3 +194,15 @@ def test_the_verdicts_read_the_curvatures_on_held_out_batches():
     assert row["mode_tol"] == pytest.approx(np.log(50) / (150 * 1e-3))
     direction = directions["mode"]
     assert abs(direction @ (scale * w) / np.linalg.norm(scale * w)) == pytest.approx(1, abs=1e-6)
+
+
+def test_block_weights_are_shares_of_any_vectors_squared_norm(point):
+    """Shares of the squared norm per block, whatever the vector's length."""
+    flat, _, _ = point
+    parts = {name: np.zeros(size) for name, size in zip(flat.names, flat.sizes, strict=True)}
+    parts["e"][:] = 2.0
+    parts["b"][:] = 4.0
+    weights = flat.block_weights(np.concatenate([parts[name] for name in flat.names]))
+    total = 4.0 * D + 16.0
+    assert weights["e"] == pytest.approx(4.0 * D / total) and weights["b"] == pytest.approx(16.0 / total)
+    assert sum(weights.values()) == pytest.approx(1.0) and weights["W_1"] == 0.0

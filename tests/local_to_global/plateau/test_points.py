@@ -59,7 +59,7 @@ def test_a_cell_without_standard_init_runs_has_no_points():
     assert points.empty and list(points.columns) == ["seed", "step", "kind", "drop_end", "escape", "on_plateau"]
 
 
-def test_training_again_gives_the_phase_runs_parameters_at_the_points():
+def test_training_again_gives_the_phase_runs_parameters_at_the_points(capsys):
     settings = run_settings(
         {**small_run_settings(), "steps": 40, "eval_every": 2, "checkpoints": [12, 30], "chain": {"p": 0.8, "q": 0.7}}
     )
@@ -69,6 +69,7 @@ def test_training_again_gives_the_phase_runs_parameters_at_the_points():
     phase_run = train(settings, "standard", 3, progress=False, monitor=monitor)
     points = pd.DataFrame({"seed": [3, 3], "step": [12, 30], "kind": ["fixed", "fixed"]})
     again = train_to_points(settings, points, progress=False)
+    assert capsys.readouterr().err == ""  # no progress bar asked, none shown
     for index, step in enumerate(phase_run.checkpoints["step"]):
         kept = point_parameters(again, 3, int(step))
         parameters = {k: v for k, v in kept.items() if k in phase_run.checkpoints}  # beside AdamW's state
@@ -81,3 +82,22 @@ def test_training_again_gives_the_phase_runs_parameters_at_the_points():
         assert kept["adam_step"] == step
         for name, value in parameters.items():
             assert np.array_equal(value, phase_run.checkpoints[name][index]), (step, name)
+
+
+def test_each_seed_is_trained_to_its_own_last_point_in_the_points_order(tiny_run_settings, capsys):
+    """One point per seed, seeds listed against their sorted order: each seed's run ends at its point
+    (the schedule of a run that long), the arrays follow the points' order, a progress bar names
+    each run."""
+    points = pd.DataFrame({"seed": [5, 3], "step": [8, 4], "kind": ["fixed", "fixed"]})
+    arrays = train_to_points(tiny_run_settings, points)
+    assert [key.split("/")[0] for key in arrays][0] == "seed5"
+    assert {key.rsplit("/", 1)[0] for key in arrays} == {"seed5/step8", "seed3/step4"}
+    err = capsys.readouterr().err
+    assert "plateau/seed5" in err and "plateau/seed3" in err
+    for seed, step in ((5, 8), (3, 4)):
+        run = dataclasses.replace(tiny_run_settings, steps=step, checkpoints=(step,), eval_every=step)
+        reference = train(run, "standard", seed, progress=False)
+        kept = point_parameters(arrays, seed, step)
+        for name, values in reference.checkpoints.items():
+            if name != "step":
+                assert np.array_equal(kept[name], values[0]), (seed, name)

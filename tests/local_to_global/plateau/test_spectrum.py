@@ -222,11 +222,22 @@ def test_a_cells_point_is_judged_against_the_schedules_horizon(
         parameters, tiny_chain, batches, hessian, hessian.seed + step,
         lambda k: _held_out_batch(tiny_chain, CONTEXT, hessian, k), horizon, optimiser,
     )  # fmt: skip
+    # the same computation from the same seeded starts: equal to the last bit
     numbers = {key: value for key, value in alone.items() if not isinstance(value, str)}
-    assert {key: row[key] for key in numbers} == pytest.approx(numbers, rel=1e-9, nan_ok=True)
+    assert {key: row[key] for key in numbers} == pytest.approx(numbers, rel=0, abs=0, nan_ok=True)
     assert all(row[key] == value for key, value in alone.items() if isinstance(value, str))
     for name, vector in vectors.items():
-        assert np.allclose(directions[f"seed1/step{step}/{name}"], vector, atol=1e-9), name
+        assert np.array_equal(directions[f"seed1/step{step}/{name}"], vector), name
+    # the mode's fitted spread and bias: w^T (D^-1/2 H_b D^-1/2) w over the fitted batches
+    scale = 1 / np.sqrt(optimiser.state.preconditioner)
+    mode = directions[f"seed1/step{step}/mode"]
+    w = mode / scale / np.linalg.norm(mode / scale)
+    along = [w @ (scale * hessian_product(parameters, *batch, scale * w)) for batch in batches]
+    assert row.mode_noise == pytest.approx(np.std(along, ddof=1) / np.sqrt(len(along)), rel=1e-5)
+    assert row.mode_bias == pytest.approx(row.mode_curvature - np.mean(along), rel=1e-5)
+    basis = canonical_basis(FlatParameters.of(parameters))
+    assert row.mode_canonical_weight == pytest.approx(np.sum((basis.T @ mode) ** 2), rel=1e-9)
+    assert 0 < row.mode_canonical_weight < 1
 
 
 def test_a_cell_without_points_or_optimiser(tiny_parameters, tiny_chain, tiny_hessian, tiny_run_settings):
@@ -246,3 +257,22 @@ def test_a_cell_without_points_or_optimiser(tiny_parameters, tiny_chain, tiny_he
     assert not any(column.startswith("mode") for column in frame.columns) and "lr" not in frame
     assert frame.tol.to_numpy() == pytest.approx(1e-3 * frame.lambda_max.to_numpy())
     assert frame.lambda_min.iloc[0] != frame.lambda_min.iloc[1]  # each point its own parameters
+
+
+def test_float32_products_give_the_loss_in_float32(tiny_parameters, tiny_chain, tiny_hessian):
+    """``dtype: float32``: the point's Hessian, and so its loss, are computed in float32. With tol as
+    large as lambda_max, no direction is curved below -tol: a minimum along both."""
+    held_out = dataclasses.replace(tiny_hessian.held_out, most=3)
+    single = dataclasses.replace(tiny_hessian, dtype="float32", tolerance=1.0, held_out=held_out)
+    parameters = tiny_parameters(0.7, 0)
+    batches = hessian_batches(tiny_chain, CONTEXT, single)
+    row, _ = point_spectrum(
+        parameters, tiny_chain, batches, single, 0, lambda k: _held_out_batch(tiny_chain, CONTEXT, single, k), 1.0
+    )
+    losses = {}
+    for dtype in (torch.float32, torch.float64):
+        flat = FlatParameters.of(parameters, dtype=dtype)
+        losses[dtype] = np.mean([float(transformer_loss(flat.unflatten(flat.vector), x, y)) for x, y in batches])
+    assert row["loss"] == pytest.approx(losses[torch.float32], rel=1e-12)
+    assert row["loss"] != pytest.approx(losses[torch.float64], rel=1e-12)
+    assert (row["verdict"], row["canonical_verdict"]) == ("minimum", "minimum")

@@ -16,6 +16,7 @@ from replication.papers.local_to_global.plateau.verdict import (
     decide,
     decided,
     sequential_curvature,
+    standard_error,
 )
 
 SIZE, BATCHES, LEAST, MOST, Z, TOL = 40, 4, 4, 16, 3.0, 1.0
@@ -97,3 +98,69 @@ def test_held_out_batches_are_added_until_decided():
     assert counts[0] == LEAST  # far from -tol: decided at the least number of batches
     assert counts[1] == MOST  # on the line: the cap
     assert decided([-10.0, -10.1, -9.9, -10.0], TOL, Z) and not decided([-1.0, -0.5, -1.5, -1.0], TOL, Z)
+
+
+# --- the rule's edges, on numbers chosen by hand ---------------------------------------------------
+
+
+def test_the_evidence_reads_its_mean_spread_and_bias():
+    evidence = Evidence(fitted=-1.0, fitted_noise=0.5, fitted_along=-0.75, held_out=(-2.0, 0.0, -1.0))
+    assert evidence.curvature == -1.0 and evidence.noise == pytest.approx(1 / np.sqrt(3))
+    assert evidence.bias == -0.25  # held-out mean over the fitted curvature along v
+    assert np.isinf(Evidence(0.0, 0.0, 0.0, (1.0,)).noise)  # one batch: no spread to judge by
+    assert standard_error([1.0, 3.0]) == pytest.approx(np.sqrt(2) / np.sqrt(2))
+
+
+def test_a_saddle_needs_the_held_out_mean_strictly_below_minus_tol():
+    """Without spread the held-out mean decides: below -tol a saddle; on -tol itself neither a saddle
+    nor a minimum; above it a minimum once the fitted set agrees."""
+    flat = Evidence(fitted=-2.0, fitted_noise=0.0, fitted_along=-2.0, held_out=(-2.0, -2.0))
+    assert decide(flat, 1.5, Z) == SADDLE
+    assert decide(flat, 2.0, Z) == UNRESOLVED
+    assert decide(flat, 2.5, Z) == MINIMUM
+
+
+def test_the_spread_counts_z_times_against_the_verdicts():
+    """Held-out mean -2 with standard error 1: a saddle at tol 0.5 needs z < 1.5; a minimum at tol 3.5
+    needs z < 1.5 too (and noise and bias under tol)."""
+    spread = Evidence(fitted=-2.0, fitted_noise=0.0, fitted_along=-2.0, held_out=(-3.0, -1.0))
+    assert spread.noise == pytest.approx(1.0)
+    assert decide(spread, 0.5, 1.4) == SADDLE and decide(spread, 0.5, 1.6) == UNRESOLVED
+    assert decide(spread, 3.5, 1.4) == MINIMUM and decide(spread, 3.5, 1.6) == UNRESOLVED
+
+
+def test_a_minimum_needs_the_fitted_eigenvalue_and_every_noise_within_tol():
+    base = dict(fitted=-1.0, fitted_noise=0.5, fitted_along=-1.0, held_out=(-1.0, -1.0))
+    assert decide(Evidence(**base), 2.0, 2.0) == UNRESOLVED  # fitted - 2 SE = -2: on -tol, not above it
+    assert decide(Evidence(**base), 2.01, 2.0) == MINIMUM
+    assert decide(Evidence(**{**base, "fitted": -0.5, "fitted_noise": 2.0}), 2.0, 0.1) == MINIMUM  # noise = tol
+    assert decide(Evidence(**{**base, "fitted": -0.5, "fitted_noise": 2.01}), 2.0, 0.1) == UNRESOLVED
+    biased = Evidence(fitted=-1.0, fitted_noise=0.0, fitted_along=-3.5, held_out=(-1.0, -1.0))  # bias 2.5
+    assert decide(biased, 2.5, 2.0) == MINIMUM and decide(biased, 2.49, 2.0) == UNRESOLVED
+    steep = Evidence(fitted=10.0, fitted_noise=0.0, fitted_along=10.0, held_out=(9.0, 11.0))  # held-out SE 1
+    assert decide(steep, 1.0, 1.0) == MINIMUM and decide(steep, 0.5, 1.0) == UNRESOLVED
+    on_line = Evidence(fitted=-1.0, fitted_noise=0.0, fitted_along=-2.0, held_out=(-2.0, -2.0))
+    assert decide(on_line, 2.0, 2.0) == UNRESOLVED  # held-out curvature on -tol: not above it
+
+
+def test_decided_and_the_sequence_of_held_out_batches():
+    assert decided([-3.0, -3.0], 2.0, Z) and decided([-1.0, -1.0], 2.0, Z) and not decided([-2.0, -2.0], 2.0, Z)
+    assert not decided([-3.0], 2.0, Z)  # one batch: no standard error yet
+    assert decided([-3.0, -1.0], 0.5, 1.4) and not decided([-3.0, -1.0], 0.5, 1.6)  # mean -2, SE 1
+    assert decided([-3.0, -1.0], 3.5, 1.4) and not decided([-3.0, -1.0], 3.5, 1.6)
+    asked = []
+
+    def far(k):
+        asked.append(k)
+        return (-10.0 - 0.01 * k, 5.0 + 0.01 * k)  # both far from -tol from the second batch on
+
+    held = sequential_curvature(far, (1.0, 1.0), Z, 2, 5)
+    assert held.shape == (2, 2) and asked == [0, 1]
+    assert held[:, 0].tolist() == [-10.0, -10.01] and held[:, 1].tolist() == [5.0, 5.01]
+    assert sequential_curvature(far, (1.0, 1.0), Z, 4, 5).shape == (4, 2)  # at least ``least``
+
+    def on_the_line(k):
+        return (-10.0 - 0.01 * k, -1.0 + 0.5 * (-1) ** k)  # the second's mean stays on its -tol
+
+    assert sequential_curvature(on_the_line, (1.0, 1.0), Z, 2, 5).shape == (5, 2)  # every direction decides
+    assert sequential_curvature(lambda k: (k % 2,), (1.0,), Z, 2, 3).dtype == np.float64  # whole numbers too
