@@ -282,6 +282,7 @@ def test_growth_seeds_must_be_the_grids():
         ({"p": [0.3], "seeds": [1]}, {"cells": [[0.1, 0.1]], "seeds": [9]}),  # nor q
         (GRID, {"cells": [[0.1, 0.1]]}),  # growth has no seeds
         (GRID, {"seeds": [9]}),  # nor cells
+        (GRID, None),  # no growth section
     ],
 )
 def test_growth_is_checked_only_against_a_grid_and_runs_both_given(phase, growth):
@@ -291,3 +292,10 @@ def test_growth_is_checked_only_against_a_grid_and_runs_both_given(phase, growth
 def test_the_paper_checks_the_escape_cells_and_the_plateau():
     with pytest.raises(ConfigError, match=r"hessian\.held_out"):
         check_config(_plateau(held_out={"least": 5, "most": 3}))
+
+
+def test_an_escape_cell_1e9_above_the_line_is_within_its_tolerance():
+    at_tolerance = (1 + 1e-9) - 0.5  # 0.5 + this is 1 + 1e-9 exactly
+    with pytest.raises(ConfigError, match=r"escape\.cells\.0"):
+        check_escape(_escape((0.5, at_tolerance)))
+    assert check_escape(_escape((0.5, 0.5 + 2e-9))) is None

@@ -203,3 +203,11 @@ def test_a_grid_of_the_standard_init_alone_gets_its_6g_rows():
     claims = _by_id(phase_claims(runs[runs.init == "standard"], cells[cells.init == "standard"], PHASE, CLAIMS))
     assert claims["6g (all cells)"].n_runs == 3 and claims["6g (p=0.2, q=0.3)"].kind == "checked"
     assert claims["5o (all cells)"].kind == "not checkable"  # no cell of our init
+
+
+def test_a_seed_without_a_closed_fraction_reads_nan_in_the_reason():
+    runs = _runs(ESCAPES, REACHED)
+    undefined = (runs.p == 0.2) & (runs.init == "standard") & (runs.seed == 1)  # 0 / 0: no gap on its batches
+    runs.loc[undefined, "final_closed"] = np.nan
+    reached = _by_id(phase_claims(runs, _cells({}), PHASE, CLAIMS))["5r (p=0.2, q=0.3)"]
+    assert reached.reason == "final closed fraction seed 1 nan, seed 2 1.000"
