@@ -228,3 +228,11 @@ def test_the_help_names_the_command_and_its_arguments(capsys):
         "--root ROOT the project's tree (default: here)",
     ):
         assert text in shown, text
+
+
+def test_an_unbuilt_a_is_offered_the_build_over_bs_settings(tmp_path, capsys):
+    (tmp_path / "variants" / "half").mkdir(parents=True)  # started, never built
+    for a in ("half", "never"):
+        assert main([a, "reference/smoke", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err.rstrip()
+        assert err.endswith(f"make figures CONFIG=config/smoke.yaml VARIANT={a} SET='key.path=value ...'"), err
