@@ -181,6 +181,8 @@ def test_the_report_folder_is_named_for_both_sides_under_the_root_by_default(tmp
     assert main(["trees/three", "one"]) == 0  # folders: their slashes kept out of the report's name
     assert capsys.readouterr().out.rstrip().endswith("; report: compare/trees_three-vs-one/report.html")
     assert (tmp_path / "compare" / "trees_three-vs-one" / "report.md").is_file()
+    assert main(["one", "trees/three"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("; report: compare/one-vs-trees_three/report.html")
 
 
 def test_reference_is_the_set_closest_to_the_other_sides_settings(tmp_path, capsys):
@@ -226,3 +228,11 @@ def test_the_help_names_the_command_and_its_arguments(capsys):
         "--root ROOT the project's tree (default: here)",
     ):
         assert text in shown, text
+
+
+def test_an_unbuilt_a_is_offered_the_build_over_bs_settings(tmp_path, capsys):
+    (tmp_path / "variants" / "half").mkdir(parents=True)  # started, never built
+    for a in ("half", "never"):
+        assert main([a, "reference/smoke", "--root", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err.rstrip()
+        assert err.endswith(f"make figures CONFIG=config/smoke.yaml VARIANT={a} SET='key.path=value ...'"), err
