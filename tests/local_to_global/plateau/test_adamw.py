@@ -19,7 +19,12 @@ from replication.papers.local_to_global.plateau.adamw import (
     predicted_escape,
     predicted_slope,
 )
-from replication.papers.local_to_global.plateau.hessian import FlatParameters, HessianOperator, transformer_loss
+from replication.papers.local_to_global.plateau.hessian import (
+    FlatParameters,
+    HessianOperator,
+    largest_eigenvalue,
+    transformer_loss,
+)
 from replication.papers.local_to_global.transformer.settings import run_settings
 from replication.papers.local_to_global.transformer.train import train
 
@@ -190,6 +195,9 @@ def test_the_preconditioned_operator_takes_any_shape_of_vector_and_counts_only_i
     assert np.allclose(flat_product, scale * hessian(scale * x))
     assert np.array_equal(operator(x[:, None]), flat_product)
     assert hessian.products == 3
+    assert np.array_equal(hessian(x[:, None]), hessian(x))  # the Hessian's own products flatten too
+    # Lanczos from the seeded start: the same eigenvalue to the last bit on every call
+    assert largest_eigenvalue(hessian, 1e-6, 0) == largest_eigenvalue(hessian, 1e-6, 0)
 
 
 def test_the_bias_corrections_and_the_momentums_gain_are_the_points_own():

@@ -519,10 +519,10 @@ def test_the_law_summary_of_too_few_runs():
 def test_the_slope_law_skips_seeds_without_a_point_or_an_escape_at_the_runs_sigma():
     points, sweep = synthetic()
     sweep = sweep.copy()
-    sweep.loc[(sweep.seed == 2) & np.isclose(sweep.value, SIGMA), "escaped"] = False  # not at the run's sigma
+    sweep.loc[(sweep.seed == 1) & np.isclose(sweep.value, SIGMA), "escaped"] = False  # not at the run's sigma
     points = points[~((points.seed == 3) & np.isclose(points.p, 0.5) & np.isclose(points.q, 0.8))]  # no point
     slopes = slope_law(points, sweep, RATES, SIGMA)
-    assert slopes.seed.tolist() == [1]
+    assert slopes.seed.tolist() == [2]
     row = slopes.iloc[0]
     assert row.escape == int(DROP + np.log(1 / SIGMA) / (LR * 2.0)) and row.mode_rate == 2.0
     late = sweep.assign(escape=np.where(np.isclose(sweep.value, SIGMA), 10 * HORIZON, sweep.escape))
@@ -531,6 +531,8 @@ def test_the_slope_law_skips_seeds_without_a_point_or_an_escape_at_the_runs_sigm
     assert beyond.predicted_slope == pytest.approx(predicted_slope(2.0, 2 * LR))
     flat = sweep.assign(escape=1000.0)  # the same escape at every sigma: slope 0, no factor
     assert np.isnan(slope_law(points, flat, RATES, SIGMA).factor.iloc[0])
+    slow = sweep.assign(escape=1000.0 + 0.5 * np.log(1 / sweep.value))  # a slope under one iteration
+    assert slope_law(points, slow, RATES, SIGMA).factor.iloc[0] == pytest.approx(predicted_slope(2.0, LR) / 0.5)
     assert list(slope_law(points.iloc[:0], sweep, RATES, SIGMA).columns) == [
         "p", "q", "seed", "mode_rate", "escape", "measured_slope", "predicted_slope", "factor"]  # fmt: skip
 
@@ -561,3 +563,36 @@ def test_the_cell_claims_threshold_in_full():
         "held-out curvature: seed 1 2e-05, seed 2 2e-05, seed 3 2e-05; its standard error: seed 1 1e-06, seed 2 "
         "1e-06, seed 3 1e-06; tol: seed 1 3e-05, seed 2 3e-05, seed 3 3e-05; fitted lambda_min: seed 1 1e-05, "
     )
+
+
+def test_join_runs_keeps_spectra_without_a_run_and_refuses_two_runs_of_a_seed():
+    spectra = pd.DataFrame(
+        {"p": [0.5, 0.5], "q": [0.8, 0.8], "seed": [1, 2], "step": [300, 300], "kind": ["fixed"] * 2}
+    )
+    measures = pd.DataFrame({"p": [0.5], "q": [0.8], "seed": [1], "init": ["standard"], "plateau_length": [700.0],
+                             "censored": [False]})  # fmt: skip
+    joined = join_runs(spectra, measures)
+    assert len(joined) == 2 and joined.plateau_length.iloc[0] == 700.0 and np.isnan(joined.plateau_length.iloc[1])
+    with pytest.raises(pd.errors.MergeError):
+        join_runs(spectra, pd.concat([measures, measures]))
+
+
+def test_the_assumptions_edges():
+    points = synthetic(escape_factor=3.0)[0]
+    row = points[np.isclose(points.p, 0.6) & np.isclose(points.q, 0.7)].iloc[0]
+    late = {**row.to_dict(), "factor": 3.0, "predicted_escape": 100.0, "escape": 300.0}
+    assert assumption(pd.Series({**late, "factor": ESCAPE_FACTOR})) == "holds"  # within the factor: on it too
+    assert assumption(pd.Series({**late, "mode_rate": 0.0})) == "stable mode"
+    assert assumption(pd.Series({**late, "mode_rate": 0.5})) == "slower than linear"
+    assert assumption(pd.Series({**late, "gradient_ratio": STATIONARY})) == "slower than linear"
+    close = {**late, "mode_lambda_min": -1.0, "mode_curvature": -0.75}  # same sign, product under 1
+    assert assumption(pd.Series(close)) == "slower than linear"
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero encountered")  # its factor: infinitely far from the prediction
+def test_an_escape_at_iteration_zero_is_an_escape_and_the_factor_is_a_float():
+    points, sweep = synthetic()
+    points = points.reset_index(drop=True)
+    points.loc[0, "escape"] = 0.0
+    law = escape_law(points, sweep, RATES, SIGMA)
+    assert bool(law.escaped.iloc[0]) and law.factor.dtype == np.float64
