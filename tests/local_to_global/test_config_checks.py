@@ -73,18 +73,6 @@ def test_the_papers_window_lies_within_the_phase_diagrams_horizon():
     check_phase(config(600))
 
 
-def test_the_phase_diagrams_schedule_has_no_one_step_warm_up():
-    config = {
-        "local_to_global": {
-            "transformer": {"schedule": {"name": "onecycle", "warmup": 0.01}},
-            "phase": {"horizon": 100},
-        }
-    }
-    with pytest.raises(ConfigError) as error:
-        check_phase(config)
-    assert "warmup x horizon != 1" in str(error.value)
-
-
 def test_a_phase_grid_on_the_line_only_is_an_error():
     with pytest.raises(ConfigError) as error:
         check_phase({"local_to_global": {"phase": {"p": [0.3], "q": [0.7]}}})
