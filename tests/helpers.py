@@ -8,10 +8,12 @@ defaults live), small drawings and a killed-and-resumed `make figures`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import dataclasses
 import fcntl
 import hashlib
+import io
 import os
 import re
 import shutil
@@ -22,6 +24,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -418,3 +422,13 @@ def make_recipe(repo: Path, *args: str) -> list[str]:
         make_words("-n", *args), cwd=repo, env=clone_environment(repo), capture_output=True, text=True, check=True
     )
     return result.stdout.splitlines()
+
+
+def help_words(parse) -> str:
+    """What ``parse(["--help"])`` prints (an argparse command's help), whitespace collapsed to single
+    spaces, after checking that it exits with status 0."""
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), pytest.raises(SystemExit) as stop:
+        parse(["--help"])
+    assert stop.value.code == 0
+    return " ".join(shown.getvalue().split())

@@ -7,16 +7,14 @@ import os
 import pandas as pd
 import pytest
 
+from helpers import help_words
 from replication.diff.verdict import VERDICT_FILE, main, verdict_line
 
 STOPPED = "make diff: no verdict: the run stopped before the comparison (its error is above)"
 
 
-def test_help_names_the_command_and_explains_its_arguments(capsys):
-    with pytest.raises(SystemExit) as done:
-        main(["--help"])
-    assert done.value.code == 0
-    text = " ".join(capsys.readouterr().out.split())
+def test_help_names_the_command_and_explains_its_arguments():
+    text = help_words(main)
     assert text.startswith("usage: python -m replication.diff.verdict [-h] --since SINCE --status STATUS diff_dir")
     assert "make diff's verdict in the terminal: the check of the diff" in text
     assert "diff_dir the tree's figures/diff" in text
