@@ -208,6 +208,21 @@ def basin_settings(sampled: dict, **section):
     return from_mapping(BasinSettings, {**section, "claims": claims})
 
 
+def random_transformer_parameters(scale: float, seed: int, d: int, context: int) -> dict:
+    """A small sdpa transformer's parameters (float64 arrays by name), every entry scale x N(0, 1)
+    drawn from ``seed``: a random point for checks of the loss's derivatives."""
+    import torch
+
+    from replication.papers.local_to_global.transformer.model import MarkovTransformer, TransformerConfig
+
+    model = MarkovTransformer(TransformerConfig(d=d, context=context, mlp_ratio=4, attention="sdpa"))
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.copy_(scale * torch.randn(parameter.shape, generator=generator))
+    return {name: value.detach().double().numpy() for name, value in model.named_parameters()}
+
+
 def bo_model(**changes):
     """The benign-overfitting model settings at their defaults, with ``changes``."""
     from replication.papers.benign_overfitting.settings import settings

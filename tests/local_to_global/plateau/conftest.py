@@ -5,29 +5,19 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import small_run_settings
+from helpers import random_transformer_parameters, small_run_settings
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.plateau.hessian import FlatParameters, transformer_loss
 from replication.papers.local_to_global.plateau.settings import HeldOutSettings, HessianSettings
-from replication.papers.local_to_global.transformer.model import MarkovTransformer, TransformerConfig
 from replication.papers.local_to_global.transformer.settings import run_settings
 
 TINY_D, TINY_CONTEXT = 2, 6
 
 
-def random_parameters(scale: float, seed: int) -> dict[str, np.ndarray]:
-    model = MarkovTransformer(TransformerConfig(d=TINY_D, context=TINY_CONTEXT, mlp_ratio=4, attention="sdpa"))
-    generator = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.copy_(scale * torch.randn(parameter.shape, generator=generator))
-    return {name: value.detach().double().numpy() for name, value in model.named_parameters()}
-
-
 @pytest.fixture(scope="session")
 def tiny_parameters():
     """The tiny model's parameters at a random point of scale ``scale`` (float64 arrays by name)."""
-    return random_parameters
+    return lambda scale, seed: random_transformer_parameters(scale, seed, TINY_D, TINY_CONTEXT)
 
 
 @pytest.fixture(scope="session")

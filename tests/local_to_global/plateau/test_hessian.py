@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from helpers import random_transformer_parameters
 from replication.papers.local_to_global.plateau.hessian import (
     AttentionOutOfRange,
     FlatParameters,
@@ -25,12 +26,7 @@ D, CONTEXT, BATCH = 3, 12, 4
 
 
 def tiny_parameters(scale: float, seed: int = 0) -> dict[str, np.ndarray]:
-    model = MarkovTransformer(TransformerConfig(d=D, context=CONTEXT, mlp_ratio=4, attention="sdpa"))
-    generator = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.copy_(scale * torch.randn(parameter.shape, generator=generator))
-    return {name: value.detach().double().numpy() for name, value in model.named_parameters()}
+    return random_transformer_parameters(scale, seed, D, CONTEXT)
 
 
 def tiny_batch(seed: int = 1):
