@@ -327,6 +327,28 @@ def test_the_fused_score_gradients_equal_the_products_they_replace(dtype, tolera
     assert torch.allclose(grad_key, expected_key, rtol=tolerance, atol=tolerance)
 
 
+@pytest.mark.parametrize("first", [0, 37])
+def test_the_fused_exponential_equals_pytorchs_exp_and_causal_mask(first):
+    """The float32 block kernel (CPU) against what it replaces, torch.exp and the causal mask, on scores
+    from -100 to 0 (those below -87 give 0, the float range's limit), rows whose positions skip
+    (as when several group pairs share the rows): every entry within 2 ulp, the same zeros."""
+    g = torch.Generator().manual_seed(3)
+    rows = 150  # not a multiple of the vector width: the loops' remainders run too
+    positions = first + torch.sort(torch.randperm(2 * rows, generator=g)[:rows]).values
+    keys = int(positions[-1]) + 1
+    scores = -100 * torch.rand(keys, rows, generator=g) ** 3
+    scores[:, ::7] = 0.0
+    expected = scores.exp().masked_fill(torch.arange(keys).unsqueeze(1) > positions, 0.0)
+    expected[scores < -87] = 0.0
+    weights = scores.clone()
+    fast_attention._causal_exp(positions.numpy(), weights.numpy())
+    assert torch.equal(weights == 0, expected == 0)
+    kept = expected > 0
+    ulps = (weights[kept].double() - expected[kept].double()).abs() / torch.finfo(torch.float32).eps
+    assert (ulps <= 2 * expected[kept].double()).all(), (ulps / expected[kept].double()).max()
+    assert 0 < (expected == 0).float().mean() < 0.9 and kept.sum() > 10 * rows
+
+
 def test_an_evaluation_without_gradients_keeps_nothing_for_a_backward(monkeypatch):
     """Under torch.no_grad the N x N blocks are not kept (autograd's needs_input_grad still says True
     there); a call that records gradients keeps them."""

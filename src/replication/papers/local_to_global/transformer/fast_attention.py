@@ -97,11 +97,16 @@ def _block_products(queries, key, rhs, blocks, keep):
     shifted_queries = torch.cat((queries, -bound.unsqueeze(1)), 1).T.contiguous()  # (d + 1, T)
     key_rows = torch.cat((key, torch.ones_like(key[:, :1])), 1)
     block_bounds = torch.stack([bound[start:stop].max() for start, stop, *_ in blocks]).tolist()
+    fused_exp = queries.device.type == "cpu" and queries.dtype == torch.float32
     for (start, stop, group_pair, first, width, positions), largest in zip(blocks, block_bounds):
         if largest <= SHIFT_BOUND_LIMIT:
-            weights = torch.mm(key_rows[:width], shifted_queries[:, start:stop]).exp_()  # entries in (0, 1]
-            if width > first:  # the causal mask touches only the keys past the block's first position
-                weights[first:].masked_fill_(keys[first:width] > positions, 0.0)
+            weights = torch.mm(key_rows[:width], shifted_queries[:, start:stop])  # entries <= 0 (up to rounding)
+            if fused_exp:
+                _causal_exp(positions[0].numpy(), weights.numpy())
+            else:
+                weights.exp_()  # entries in (0, 1]
+                if width > first:  # the causal mask touches only the keys past the block's first position
+                    weights[first:].masked_fill_(keys[first:width] > positions, 0.0)
         else:
             weights = torch.mm(key_rows[:width, :d], shifted_queries[:d, start:stop])
             if width > first:
@@ -153,6 +158,46 @@ def _score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_k
     for r in range(rows):
         for k in range(d):
             grad_queries[r, k] = accumulated[k, r]
+
+
+# exp(s) in float32 for the scores of ``_causal_exp``: s = n ln 2 + x with |x| <= ln(2) / 2 (Cody and
+# Waite: ln 2 in two parts, the first exact in a product with n), exp(x) by the minimax polynomial of
+# Cephes' expf, 2^n built in the exponent bits. At most 1.4 ulp from exp over [-87, 0] (PyTorch's 1.05).
+_F32 = np.float32
+_LOG2E, _HALF, _ONE = _F32(1.4426950408889634), _F32(0.5), _F32(1.0)
+_LN2_HIGH, _LN2_LOW = _F32(0.693359375), _F32(-2.12194440e-4)
+_ROUNDING = _F32(12582912.0)  # 1.5 * 2^23: adding and subtracting it rounds to the nearest integer
+_LOWEST = _F32(-87.0)  # exp(-87) ~ 1.6e-38: just above float32's smallest normal number; below, 0
+_EXP_POLYNOMIAL = tuple(
+    _F32(c)
+    for c in (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
+)
+
+
+# No reassociation: it would undo the rounding to an integer and the two-part ln 2.
+@numba.njit(cache=True, fastmath={"contract", "nsz", "arcp"}, error_model="numpy")
+def _causal_exp(positions, weights):
+    """In place on a float32 block of scores (keys, rows): exp, and 0 where key i comes after row r's
+    position (``positions``, ascending) or the score is below -87. One pass instead of PyTorch's exp
+    (about 0.85 ns an entry on AVX-512 against 0.3 here) and its mask; vectorised along the rows."""
+    keys, rows = weights.shape
+    c0, c1, c2, c3, c4, c5 = _EXP_POLYNOMIAL
+    polynomial = np.empty(rows, np.float32)
+    exponent_bits = np.empty(rows, np.int32)
+    power = exponent_bits.view(np.float32)  # 2^n
+    earlier = 0  # rows whose position comes before key i: the first ones, as positions ascend
+    for i in range(keys):
+        scores = weights[i]
+        for r in range(rows):
+            s = max(scores[r], _LOWEST)
+            n = (s * _LOG2E + _ROUNDING) - _ROUNDING
+            x = (s - n * _LN2_HIGH) - n * _LN2_LOW
+            polynomial[r] = (((((c0 * x + c1) * x + c2) * x + c3) * x + c4) * x + c5) * (x * x) + x + _ONE
+            exponent_bits[r] = (np.int32(n) + np.int32(127)) << np.int32(23)
+        while earlier < rows and positions[earlier] < i:
+            earlier += 1
+        for r in range(rows):
+            scores[r] = polynomial[r] * power[r] if (r >= earlier) & (scores[r] >= _LOWEST) else 0
 
 
 def _masked_values(value, shift, is_one, h, out):
