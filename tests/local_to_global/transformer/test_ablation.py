@@ -8,12 +8,8 @@ import pandas as pd
 import pytest
 import torch
 
-from replication.papers.local_to_global.transformer.ablation import (
-    ablation_table,
-    alignment_table,
-    build_two_symbol,
-    variant_settings,
-)
+from replication.papers.local_to_global.transformer.ablation import ablation_table, alignment_table, build_two_symbol
+from replication.papers.local_to_global.transformer.ablation_variants import variant_settings
 from replication.papers.local_to_global.transformer.model import MarkovTransformer, TransformerConfig
 from replication.papers.local_to_global.transformer.settings import AblationSettings, run_settings
 from replication.papers.local_to_global.transformer.train import make_optimizer, make_schedule, train
@@ -95,7 +91,7 @@ def test_variants_change_one_setting_each():
 
 
 def test_every_variant_the_settings_allow_is_retrained_once():
-    from replication.papers.local_to_global.transformer.ablation import RETRAINED, _retrained_variants
+    from replication.papers.local_to_global.transformer.ablation_variants import RETRAINED, _retrained_variants
     from replication.variants import resolve
 
     # The variants Fig. 3 and Fig. 6 run with the default settings (fig3: every one it allows).

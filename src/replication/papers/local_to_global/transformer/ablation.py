@@ -20,33 +20,19 @@ N(0, 0.02^2), zero biases) is the same in both, so it is no variant.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-import yaml
 from torch import nn
 from torch.func import functional_call
 
 from .model import MarkovTransformer, TransformerConfig
-from .settings import AblationSettings, RunSettings
+from .settings import RunSettings
 from .structure import abs_cos, structure_table
 
-
-def _retrained_variants() -> tuple[str, ...]:
-    """The variants that are retrained, as the schema allows them for Fig. 3 and Fig. 6
-    (``transformer.ablation``): the list is kept there only."""
-    schema = yaml.safe_load((Path(__file__).parents[1] / "schema.yaml").read_text())
-    ablation = schema["properties"]["transformer"]["properties"]["ablation"]["properties"]
-    return tuple(dict.fromkeys([*ablation["fig3"]["items"]["enum"], *ablation["fig6"]["items"]["enum"]]))
-
-
-RETRAINED = _retrained_variants()
-VARIANTS = ("pipeline", *RETRAINED)
 MATRICES = ("W_V", "W_1")
 
 
@@ -99,35 +85,6 @@ def gpt2_initialise(model: nn.Module, sigma: float, generator: torch.Generator) 
 
 def build_two_symbol(settings: RunSettings, generator: torch.Generator) -> TwoSymbolTransformer:
     return gpt2_initialise(TwoSymbolTransformer(TransformerConfig.from_settings(settings)), settings.sigma, generator)
-
-
-def variant_settings(run: RunSettings, ablation: AblationSettings, variant: str, init: str) -> RunSettings:
-    """The figure's run settings changed by one variant (``all_authors``: every change that applies
-    to ``init`` at once: the two-symbol embedding to the standard init, ``value_output`` to the
-    rank-one one). Training stops at the figure's last checkpoint."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown ablation variant {variant!r}; allowed: {', '.join(VARIANTS)}")
-    last = max(run.checkpoints)
-    changes, optimizer, schedule = {"steps": last, "eval_every": last}, {}, {}
-    every = variant == "all_authors"
-    if variant == "peak_lr" or every:
-        optimizer["lr"] = ablation.peak_lr
-    if variant == "schedule_horizon" or every:
-        schedule["horizon"] = ablation.schedule_steps
-    if variant == "two_symbol_embedding" or (every and init == "standard"):
-        if init != "standard":
-            raise ValueError("the two-symbol embedding is defined for the standard (GPT-2) init only")
-        changes["embedding"] = "two_symbol"
-        # Their optimiser decays Linear weights only: the (tied) embedding table is not decayed.
-        optimizer["no_decay"] = tuple(sorted({*run.optimizer.no_decay, "wte"}))
-    if variant == "value_output" or (every and init == "rank_one"):
-        changes["rank_one_value"] = "output"
-    return dataclasses.replace(
-        run,
-        optimizer=dataclasses.replace(run.optimizer, **optimizer),
-        schedule=dataclasses.replace(run.schedule, **schedule),
-        **changes,
-    )
 
 
 def effective_checkpoints(checkpoints: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

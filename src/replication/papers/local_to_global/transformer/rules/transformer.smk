@@ -4,7 +4,7 @@
 
 from replication.papers import local_to_global
 from replication.papers.local_to_global.transformer import INITS
-from replication.papers.local_to_global.transformer.ablation import RETRAINED, variant_settings
+from replication.papers.local_to_global.transformer.ablation_variants import RETRAINED, variant_settings
 from replication.papers.local_to_global.transformer.jobs import (
     ABLATION_PATTERN,
     RUN_PATTERN,

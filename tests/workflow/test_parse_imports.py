@@ -1,0 +1,46 @@
+"""What the workflow imports while it parses, which every Snakemake start pays for (each dry run, each
+`make` command, each cluster job and its step): the project's modules that its files import, and
+none of them may pull in torch or the plotting stack (torch alone costs about 2 CPU-s a start)."""
+
+import re
+import subprocess
+import sys
+
+from helpers import ROOT
+
+HEAVY = ("torch", "seaborn", "matplotlib")
+IMPORT = re.compile(r"^from (replication[\w.]*) import|^import (replication[\w.]*)", re.MULTILINE)
+
+
+def workflow_files() -> list:
+    return [ROOT / "workflow" / "Snakefile", *ROOT.glob("workflow/rules/*.smk"), *ROOT.glob("src/replication/**/*.smk")]
+
+
+def parse_time_modules() -> list[str]:
+    """Every project module that a file of the workflow imports (as the Snakefile and rules write it)."""
+    found = {first or second for path in workflow_files() for first, second in IMPORT.findall(path.read_text())}
+    return sorted(found)
+
+
+def test_the_workflow_imports_project_modules_as_parsing_does():
+    modules = parse_time_modules()
+    # The rule files of both papers are read, and the module of the ablation's variants among them.
+    assert "replication.papers.local_to_global.transformer.ablation_variants" in modules
+    assert "replication.papers.benign_overfitting.grid" in modules and len(modules) > 15
+
+
+def heavy_imports(modules: list[str]) -> list[str]:
+    """Which of HEAVY a fresh interpreter holds after importing ``modules``."""
+    code = "import sys\n" + "".join(f"import {module}\n" for module in modules)
+    code += f"print(' '.join(name for name in {HEAVY!r} if name in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    return result.stdout.split()
+
+
+def test_parsing_the_workflow_imports_neither_torch_nor_the_plotting_stack():
+    assert heavy_imports(parse_time_modules()) == []
+
+
+def test_the_check_sees_a_heavy_import():
+    """The same check over a module that imports torch (the ablation's study) names it."""
+    assert "torch" in heavy_imports(["replication.papers.local_to_global.transformer.ablation"])
