@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+import json
 import os
 from pathlib import Path
 
@@ -11,7 +13,7 @@ matplotlib.use("Agg")  # headless and deterministic on every machine
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
+from cycler import cycler  # noqa: E402
 
 from .figure_checks import figure_problems  # noqa: E402
 from .io import atomic_path, write_csv  # noqa: E402
@@ -24,25 +26,76 @@ _PDF_METADATA = {"CreationDate": None, "ModDate": None, "Producer": None, "Creat
 _PNG_METADATA = {"Software": None}
 
 
+# seaborn's theme as the project sets it. Importing seaborn (scipy.stats with it) costs about a
+# CPU-second in every figure job, so apply_style reads what set_theme does from THEME_FILE, which
+# seaborn_theme() writes (`python -m replication.plotting`) and tests/core/test_plotting.py checks.
+THEME = {"context": "paper", "style": "whitegrid", "palette": "deep", "font": "DejaVu Sans"}
+THEME_FILE = Path(__file__).with_name("plotting_theme.json")
+COLOUR_CODES = "bgrmyck"  # matplotlib's one-letter colours, which set_theme maps onto its palette
+# The project's own settings over the theme.
+STYLE = {
+    "figure.dpi": 100,
+    "savefig.dpi": PNG_DPI,
+    # No "tight" box: a figure's pixel size is its size times the dpi, whatever its text.
+    "savefig.bbox": "standard",
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 7,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "pdf.fonttype": 42,
+    "svg.hashsalt": "replication",
+    "image.cmap": "viridis",
+}
+
+
+def _json_value(value):
+    if isinstance(value, enum.Enum):
+        return value.value
+    if hasattr(value, "by_key"):  # a cycler
+        return {"cycler": {key: [_json_value(v) for v in values] for key, values in value.by_key().items()}}
+    if isinstance(value, dict):
+        return {key: _json_value(v) for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def _rc_value(value):
+    if isinstance(value, dict):
+        return cycler(
+            **{key: [tuple(v) if isinstance(v, list) else v for v in values] for key, values in value["cycler"].items()}
+        )
+    return value
+
+
+def seaborn_theme() -> dict:
+    """What ``seaborn.set_theme(**THEME)`` does, as JSON: every rcParam it sets (its style's and
+    context's, the colour cycle and the font) with its value, and the RGB of the colour codes.
+    Leaves matplotlib's state as it found it."""
+    import matplotlib.colors as colors
+    import seaborn as sns
+
+    keys = {*sns.axes_style(THEME["style"]), *sns.plotting_context(THEME["context"]), "axes.prop_cycle", "font.family"}
+    codes = {code: colors.colorConverter.colors[code] for code in COLOUR_CODES}
+    with matplotlib.rc_context():
+        sns.set_theme(**THEME)
+        rc = {key: _json_value(matplotlib.rcParams[key]) for key in sorted(keys)}
+        themed = {code: colors.colorConverter.colors[code] for code in COLOUR_CODES}
+    for code, rgb in codes.items():  # item by item: assignment clears matplotlib's colour cache, update() does not
+        colors.colorConverter.colors[code] = rgb
+    return {"rcParams": rc, "colour_codes": _json_value(themed)}
+
+
 def apply_style() -> None:
     """The project's plotting style: seaborn's white grid, paper context, fixed fonts."""
-    sns.set_theme(context="paper", style="whitegrid", palette="deep", font="DejaVu Sans")
-    plt.rcParams.update(
-        {
-            "figure.dpi": 100,
-            "savefig.dpi": PNG_DPI,
-            # No "tight" box: a figure's pixel size is its size times the dpi, whatever its text.
-            "savefig.bbox": "standard",
-            "axes.titlesize": 10,
-            "axes.labelsize": 9,
-            "legend.fontsize": 7,
-            "xtick.labelsize": 8,
-            "ytick.labelsize": 8,
-            "pdf.fonttype": 42,
-            "svg.hashsalt": "replication",
-            "image.cmap": "viridis",
-        }
-    )
+    import matplotlib.colors as colors
+
+    theme = json.loads(THEME_FILE.read_text())
+    plt.rcParams.update({key: _rc_value(value) for key, value in theme["rcParams"].items()})
+    for code, rgb in theme["colour_codes"].items():  # item by item: assignment clears matplotlib's colour cache
+        colors.colorConverter.colors[code] = tuple(rgb)
+    plt.rcParams.update(STYLE)
 
 
 def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame | None = None) -> dict[str, Path]:
@@ -74,3 +127,20 @@ def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame
         write_csv(data, paths["csv"])
     plt.close(fig)
     return paths
+
+
+def main() -> None:
+    from .command_line import command_parser
+    from .io import write_text
+
+    command_parser(
+        __spec__,
+        "Write plotting_theme.json, the rcParams and colour codes that seaborn's set_theme gives the "
+        "project's figures, from the seaborn installed (after seaborn changes its theme).",
+    ).parse_args()
+    write_text(json.dumps(seaborn_theme(), indent=1) + "\n", THEME_FILE)
+    print(f"wrote {THEME_FILE}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,9 @@
 """The one figure-saving function: PDF + PNG + CSV, byte-identical for the same data."""
 
 import hashlib
+import json
+import subprocess
+import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -101,3 +104,43 @@ def test_content_a_layout_can_fit_gets_the_tight_layout(tmp_path):
     ax.set(xlabel="t", ylabel="y")
     paths = save_figure(fig, tmp_path / "fig.pdf")
     assert plt.imread(paths["png"]).shape[:2] == (2 * PNG_DPI, 3 * PNG_DPI)
+
+
+def test_the_theme_file_is_what_seaborn_sets():
+    """plotting_theme.json holds seaborn's set_theme as the installed seaborn does it (after seaborn
+    changes, `python -m replication.plotting` rewrites it)."""
+    from replication.plotting import THEME_FILE, seaborn_theme
+
+    assert json.loads(THEME_FILE.read_text()) == seaborn_theme()
+
+
+STATE = """
+import json, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.colors as colors
+import matplotlib.pyplot as plt
+from replication import plotting
+{setup}
+rc = {{key: repr(value) for key, value in plt.rcParams.items()}}
+codes = {{code: colors.to_rgb(code) for code in plotting.COLOUR_CODES}}
+print(json.dumps({{"rc": rc, "codes": codes, "seaborn": "seaborn" in sys.modules}}))
+"""
+
+
+def style_state(setup: str) -> dict:
+    """matplotlib's rcParams and colour codes in a fresh interpreter after ``setup``."""
+    command = [sys.executable, "-c", STATE.format(setup=setup)]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def test_the_style_is_seaborns_theme_without_importing_seaborn():
+    """apply_style() leaves matplotlib as seaborn's set_theme and the project's STYLE over it do,
+    every rcParam and colour code alike, and seaborn is not imported."""
+    ours = style_state("plotting.apply_style()")
+    seaborns = style_state(
+        "import seaborn as sns\nsns.set_theme(**plotting.THEME)\nplt.rcParams.update(plotting.STYLE)"
+    )
+    assert not ours.pop("seaborn") and seaborns.pop("seaborn")
+    assert ours == seaborns
+    assert ours["codes"]["k"] == [0.1, 0.1, 0.1]  # not matplotlib's black: the theme is there

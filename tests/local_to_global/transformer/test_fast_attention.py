@@ -17,7 +17,7 @@ from helpers import schema_defaults, shared_scope, training_settings
 from replication.config import validate_config
 from replication.errors import ConfigError
 from replication.papers.local_to_global.markov import MarkovChain
-from replication.papers.local_to_global.transformer import fast_attention
+from replication.papers.local_to_global.transformer import attention_kernels, fast_attention
 from replication.papers.local_to_global.transformer.fast_attention import binary_token_attention
 from replication.papers.local_to_global.transformer.model import INITS, MarkovTransformer, TransformerConfig, initialise
 from replication.papers.local_to_global.transformer.settings import run_settings
@@ -319,7 +319,7 @@ def test_the_fused_score_gradients_equal_the_products_they_replace(dtype, tolera
     expected_queries = grad_scores.T @ key[:keys]
     expected_key[:keys] += grad_scores @ queries
     grad_queries = torch.full((rows, d), float("nan"), dtype=dtype)
-    fast_attention._score_gradients(
+    attention_kernels.score_gradients(
         grad_weights.numpy(), weights.numpy(), key.numpy(), queries.T.contiguous().numpy(), grad_queries.numpy(),
         grad_key.numpy(),
     )  # fmt: skip
@@ -341,7 +341,7 @@ def test_the_fused_exponential_equals_pytorchs_exp_and_causal_mask(first):
     expected = scores.exp().masked_fill(torch.arange(keys).unsqueeze(1) > positions, 0.0)
     expected[scores < -87] = 0.0
     weights = scores.clone()
-    fast_attention._causal_exp(positions.numpy(), weights.numpy())
+    attention_kernels.causal_exp(positions.numpy(), weights.numpy())
     assert torch.equal(weights == 0, expected == 0)
     kept = expected > 0
     ulps = (weights[kept].double() - expected[kept].double()).abs() / torch.finfo(torch.float32).eps

@@ -180,11 +180,10 @@ def fig1(flows: pd.DataFrame, settings: Fig1Settings) -> tuple[plt.Figure, pd.Da
 
 def basins_figure(basins: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
     """Fraction of N(0, sigma^2 I) starts whose flow ends at a local minimum, against sigma."""
-    import seaborn as sns
-
     frame = basins.assign(chain=[f"p={p:g}, q={q:g}" for p, q in zip(basins.p, basins.q)])
     order = list(dict.fromkeys(frame.chain))
-    palette = dict(zip(order, sns.color_palette("deep", len(order))))
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]  # the style's palette (seaborn's "deep")
+    palette = {chain: cycle[index % len(cycle)] for index, chain in enumerate(order)}
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, (model, title) in zip(axes, (("2d", "(a) 2-D model $(e, w)$"), ("3d", "(b) 3-D model $(e, w, a)$"))):
         mine = frame[frame.model == model]

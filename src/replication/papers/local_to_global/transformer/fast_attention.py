@@ -42,20 +42,20 @@ tests/local_to_global/transformer/test_fast_attention.py); a row's shift, and ga
 constant there. Sums are laid out (query symbol, value entry, batch column, position) with
 positions contiguous, so that every per-row and per-query factor broadcasts along long rows and
 the choice of a query's symbol is a product with a 0/1 mask.
-On the CPU, a block's score gradient and its two products with d columns (the queries' and keys'
-gradients) are one numba pass over the block (``_score_gradients``), not two narrow GEMMs, and the
-per-query maps from the block sums to the output, and back, one numba pass each (attention_combine.py).
+On the CPU (attention_kernels.py), in float32 a block's exponential and causal mask are one numba pass,
+and a block's score gradient and its two products with d columns (the queries' and keys' gradients)
+another, not two narrow GEMMs; the per-query maps from the block sums to the output, and back, are
+one numba pass each (attention_combine.py).
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
-import numpy as np
 import torch
 
 from .attention_combine import combine, combine_backward
+from .attention_kernels import causal_exp, score_gradients
 
 BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal triangle
 LOG_MAX_LIGHT_WEIGHT = math.log(2)  # keys of the light group weigh at most 2x the heavy group's
@@ -102,7 +102,7 @@ def _block_products(queries, key, rhs, blocks, keep):
         if largest <= SHIFT_BOUND_LIMIT:
             weights = torch.mm(key_rows[:width], shifted_queries[:, start:stop])  # entries <= 0 (up to rounding)
             if fused_exp:
-                _causal_exp(positions[0].numpy(), weights.numpy())
+                causal_exp(positions[0].numpy(), weights.numpy())
             else:
                 weights.exp_()  # entries in (0, 1]
                 if width > first:  # the causal mask touches only the keys past the block's first position
@@ -129,75 +129,12 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
         grad_weights = torch.mm(rhs[group_pair][:, :width].T, grad)  # (keys, rows)
         if on_cpu:  # one pass over the block for both products (two GEMMs with d columns read it twice)
             operands = (grad_weights, weights, key, queries[start:stop].T.contiguous(), grad_queries[start:stop])
-            _score_gradients(*(t.detach().numpy() for t in (*operands, grad_key)))
+            score_gradients(*(t.detach().numpy() for t in (*operands, grad_key)))
             continue
         grad_scores = grad_weights.mul_(weights)
         torch.mm(grad_scores.T, key[:width], out=grad_queries[start:stop])
         grad_key[:width].addmm_(grad_scores, queries[start:stop])
     return grad_queries, grad_key, grad_rhs
-
-
-@numba.njit(cache=True, fastmath=True)
-def _score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_key):
-    """dS = E * dE (keys, rows); grad_queries = dS^T key (rows, d); grad_key[:keys] += dS queries_t^T."""
-    keys, rows = weights.shape
-    d = key.shape[1]
-    accumulated = np.zeros((d, rows), dtype=grad_queries.dtype)
-    scores = np.empty(rows, dtype=grad_queries.dtype)
-    zero = np.zeros(1, dtype=grad_queries.dtype)[0]  # sums in the blocks' own precision
-    for i in range(keys):
-        for r in range(rows):
-            scores[r] = grad_weights[i, r] * weights[i, r]
-        for k in range(d):
-            key_entry = key[i, k]
-            total = zero
-            for r in range(rows):
-                accumulated[k, r] += scores[r] * key_entry
-                total += scores[r] * queries_t[k, r]
-            grad_key[i, k] += total
-    for r in range(rows):
-        for k in range(d):
-            grad_queries[r, k] = accumulated[k, r]
-
-
-# exp(s) in float32 for the scores of ``_causal_exp``: s = n ln 2 + x with |x| <= ln(2) / 2 (Cody and
-# Waite: ln 2 in two parts, the first exact in a product with n), exp(x) by the minimax polynomial of
-# Cephes' expf, 2^n built in the exponent bits. At most 1.4 ulp from exp over [-87, 0] (PyTorch's 1.05).
-_F32 = np.float32
-_LOG2E, _HALF, _ONE = _F32(1.4426950408889634), _F32(0.5), _F32(1.0)
-_LN2_HIGH, _LN2_LOW = _F32(0.693359375), _F32(-2.12194440e-4)
-_ROUNDING = _F32(12582912.0)  # 1.5 * 2^23: adding and subtracting it rounds to the nearest integer
-_LOWEST = _F32(-87.0)  # exp(-87) ~ 1.6e-38: just above float32's smallest normal number; below, 0
-_EXP_POLYNOMIAL = tuple(
-    _F32(c)
-    for c in (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
-)
-
-
-# No reassociation: it would undo the rounding to an integer and the two-part ln 2.
-@numba.njit(cache=True, fastmath={"contract", "nsz", "arcp"}, error_model="numpy")
-def _causal_exp(positions, weights):
-    """In place on a float32 block of scores (keys, rows): exp, and 0 where key i comes after row r's
-    position (``positions``, ascending) or the score is below -87. One pass instead of PyTorch's exp
-    (about 0.85 ns an entry on AVX-512 against 0.3 here) and its mask; vectorised along the rows."""
-    keys, rows = weights.shape
-    c0, c1, c2, c3, c4, c5 = _EXP_POLYNOMIAL
-    polynomial = np.empty(rows, np.float32)
-    exponent_bits = np.empty(rows, np.int32)
-    power = exponent_bits.view(np.float32)  # 2^n
-    earlier = 0  # rows whose position comes before key i: the first ones, as positions ascend
-    for i in range(keys):
-        scores = weights[i]
-        for r in range(rows):
-            s = max(scores[r], _LOWEST)
-            n = (s * _LOG2E + _ROUNDING) - _ROUNDING
-            x = (s - n * _LN2_HIGH) - n * _LN2_LOW
-            polynomial[r] = (((((c0 * x + c1) * x + c2) * x + c3) * x + c4) * x + c5) * (x * x) + x + _ONE
-            exponent_bits[r] = (np.int32(n) + np.int32(127)) << np.int32(23)
-        while earlier < rows and positions[earlier] < i:
-            earlier += 1
-        for r in range(rows):
-            scores[r] = polynomial[r] * power[r] if (r >= earlier) & (scores[r] >= _LOWEST) else 0
 
 
 def _masked_values(value, shift, is_one, h, out):
