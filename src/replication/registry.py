@@ -60,12 +60,12 @@ def paper_named(name: str) -> Paper | None:
 
 def config_schema(core_schema_path: str | Path) -> dict:
     """The core schema with every paper's section (``properties.<id>``) and ``$defs`` merged in."""
-    schema = yaml.safe_load(Path(core_schema_path).read_text())
+    schema = yaml.load(Path(core_schema_path).read_text(), Loader=yaml.CSafeLoader)  # libyaml: ~10x faster
     definitions = schema.setdefault("$defs", {})
     shared = schema["properties"]
     schema["properties"] = {}  # the papers' sections first, then the shared ones
     for paper in papers():
-        fragment = yaml.safe_load(paper.schema_path.read_text())
+        fragment = yaml.load(paper.schema_path.read_text(), Loader=yaml.CSafeLoader)
         for name, definition in fragment.pop("$defs", {}).items():
             if name in definitions and definitions[name] != definition:
                 raise ValueError(f"{paper.schema_path}: $defs/{name} differs from the shared definition")
