@@ -33,11 +33,11 @@ def score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_ke
             grad_queries[r, k] = accumulated[k, r]
 
 
-# exp(s) in float32 for the scores of ``_causal_exp``: s = n ln 2 + x with |x| <= ln(2) / 2 (Cody and
+# exp(s) in float32 for the scores of ``causal_exp``: s = n ln 2 + x with |x| <= ln(2) / 2 (Cody and
 # Waite: ln 2 in two parts, the first exact in a product with n), exp(x) by the minimax polynomial of
 # Cephes' expf, 2^n built in the exponent bits. At most 1.4 ulp from exp over [-87, 0] (PyTorch's 1.05).
 _F32 = np.float32
-_LOG2E, _HALF, _ONE = _F32(1.4426950408889634), _F32(0.5), _F32(1.0)
+_LOG2E, _ONE = _F32(1.4426950408889634), _F32(1.0)
 _LN2_HIGH, _LN2_LOW = _F32(0.693359375), _F32(-2.12194440e-4)
 _ROUNDING = _F32(12582912.0)  # 1.5 * 2^23: adding and subtracting it rounds to the nearest integer
 _LOWEST = _F32(-87.0)  # exp(-87) ~ 1.6e-38: just above float32's smallest normal number; below, 0
