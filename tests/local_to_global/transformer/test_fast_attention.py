@@ -367,3 +367,22 @@ def test_an_evaluation_without_gradients_keeps_nothing_for_a_backward(monkeypatc
     trained = fast(tokens)
     assert kept == [False, True]
     assert torch.equal(evaluated, trained.detach())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_cpu_takes_the_block_kernels_where_they_apply(dtype, monkeypatch):
+    """On the CPU the backward's score gradients always run as the one-pass kernel, and the forward's
+    exponential does in float32 (the kernel is float32 only); elsewhere PyTorch's operations do both."""
+    calls = []
+    for name in ("causal_exp", "score_gradients"):
+        kernel = getattr(fast_attention, name)
+        monkeypatch.setattr(
+            fast_attention, name, lambda *arrays, name=name, kernel=kernel: calls.append(name) or kernel(*arrays)
+        )
+    fast, _ = _models("standard", sigma=0.1, seed=4, context=300)
+    fast = fast.to(dtype)
+    tokens = _tokens(2, 300, seed=4)
+    fast.loss(tokens[:, :-1], tokens[:, 1:]).backward()
+    blocks = -(-300 // fast_attention.BLOCK_ROWS)
+    assert calls.count("score_gradients") >= blocks
+    assert calls.count("causal_exp") == (blocks if dtype == torch.float32 else 0)
