@@ -1,10 +1,10 @@
-"""The bulk Markov sampler: the law of the chain (pi and P) and determinism."""
+"""The Markov sampler (the CPU's walk and the bulk scan): the law of the chain (pi and P) and determinism."""
 
 import numpy as np
 import pytest
 import torch
 
-from replication.papers.local_to_global.data import BatchStream, sample_sequences
+from replication.papers.local_to_global.data import BatchStream, sample_sequences, symbols_in_bulk
 from replication.papers.local_to_global.markov import MarkovChain
 
 
@@ -115,4 +115,16 @@ def test_bulk_sampler_equals_the_definition_on_given_uniforms(monkeypatch, p, q)
     monkeypatch.setattr(torch, "rand", rand)
     s = sample_sequences(chain, (3, 4), 40, torch.Generator().manual_seed(0))
     assert drawn == [(3, 4, 40)]  # one uniform per symbol, drawn once
-    np.testing.assert_array_equal(s.numpy(), _one_at_a_time(chain, u))
+    assert s.shape == (3, 4, 40) and s.dtype == torch.int64
+    expected = _one_at_a_time(chain, u)
+    np.testing.assert_array_equal(s.numpy(), expected)  # the CPU's walk
+    np.testing.assert_array_equal(symbols_in_bulk(chain, u).numpy(), expected)  # the other devices' scan
+
+
+@pytest.mark.parametrize("p, q", [(0.5, 0.8), (0.2, 0.3), (0.05, 0.7), (0.9, 0.95)])
+def test_the_cpu_walk_and_the_bulk_scan_agree_on_long_batches(p, q):
+    """The two samplers from the same uniforms, at training shapes (a chunk of batches of 1025 symbols)."""
+    chain = MarkovChain(p, q)
+    u = torch.rand(3, 16, 1025, generator=torch.Generator().manual_seed(11))
+    walked = sample_sequences(chain, (3, 16), 1025, torch.Generator().manual_seed(11))
+    assert torch.equal(walked, symbols_in_bulk(chain, u))

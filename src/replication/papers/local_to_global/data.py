@@ -1,14 +1,18 @@
-"""Batches of binary Markov sequences, sampled in bulk without a loop over positions.
+"""Batches of binary Markov sequences from one uniform per symbol.
 
-A step of the chain maps the current symbol to the next through one of four maps of {0, 1}:
-with ``u`` uniform, the next symbol is ``1[u < p]`` after a 0 and ``1[u < 1 - q]`` after a 1.
-Where both agree the step *resets* the chain to a constant; otherwise it keeps the symbol
-(possible only if p + q < 1) or flips it (only if p + q > 1). So a symbol is the value of the
-last reset XOR the parity of the flips since then: a cumulative max and a cumulative sum.
+The next symbol is ``1[u < p]`` after a 0 and ``1[u < 1 - q]`` after a 1, with ``u`` uniform (float32
+comparisons), and the first is ``1[u < pi_1]``. On the CPU one numba pass walks each sequence in order
+(a few ns a symbol). Elsewhere, without a loop over positions: a step maps the current symbol to the
+next through one of four maps of {0, 1}; where both agree the step *resets* the chain to a constant;
+otherwise it keeps the symbol (possible only if p + q < 1) or flips it (only if p + q > 1). So a
+symbol is the value of the last reset XOR the parity of the flips since then: a cumulative max and a
+cumulative sum. Both give the same symbols from the same uniforms (tests/.../test_data.py).
 """
 
 from __future__ import annotations
 
+import numba
+import numpy as np
 import torch
 
 from .markov import MarkovChain
@@ -25,8 +29,32 @@ def sample_sequences(
 
     Draws exactly one uniform per symbol from ``generator`` (on ``device``), so a seed fixes the batch.
     """
-    p, q = chain.p, chain.q
     u = torch.rand(*shape, length, generator=generator, device=device)
+    if u.device.type == "cpu":
+        thresholds = np.array([chain.stationary[1], chain.p, 1 - chain.q], dtype=np.float32)
+        symbols = torch.empty(u.shape, dtype=torch.int64)
+        _walk(u.view(-1, length).numpy(), thresholds, symbols.view(-1, length).numpy())
+        return symbols
+    return symbols_in_bulk(chain, u)
+
+
+@numba.njit(cache=True)
+def _walk(uniforms, thresholds, symbols):
+    """Each row of ``uniforms`` (sequences, length) float32 turned into its symbols, one after another:
+    ``thresholds`` are pi_1 (the first symbol's), p (after a 0) and 1 - q (after a 1), in float32."""
+    first, after_zero, after_one = thresholds[0], thresholds[1], thresholds[2]
+    for row in range(uniforms.shape[0]):
+        symbol = uniforms[row, 0] < first
+        symbols[row, 0] = symbol
+        for n in range(1, uniforms.shape[1]):
+            symbol = uniforms[row, n] < (after_one if symbol else after_zero)
+            symbols[row, n] = symbol
+
+
+def symbols_in_bulk(chain: MarkovChain, u: torch.Tensor) -> torch.Tensor:
+    """The symbols of uniforms ``u`` (..., length) without a loop over positions (module docstring)."""
+    p, q = chain.p, chain.q
+    length, device = u.shape[-1], u.device
     # Position 0 is a reset to a draw from pi; position n > 0 uses u[..., n] for the step n-1 -> n.
     low, high = min(p, 1 - q), max(p, 1 - q)
     start = u[..., :1] < chain.stationary[1]

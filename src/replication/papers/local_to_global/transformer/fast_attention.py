@@ -52,8 +52,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
+from .attention_columns import right_hand_side, right_hand_side_backward
 from .attention_combine import combine, combine_backward
 from .attention_kernels import causal_exp, score_gradients
 
@@ -137,18 +139,6 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
     return grad_queries, grad_key, grad_rhs
 
 
-def _masked_values(value, shift, is_one, h, out):
-    """R_h (d + 1, B + 1, T) into ``out``: the [value, 1] of the keys in group h (t_i = h; value + u
-    for h = 1) per batch element, then the batch-shared [value, 1] of the row totals."""
-    d, batch = value.shape[1], is_one.shape[0]
-    mask = is_one if h else 1 - is_one
-    torch.mul(((value + shift) if h else value).T.unsqueeze(1), mask, out=out[:d, :batch])
-    out[d, :batch] = mask
-    out[:d, batch] = value.T
-    out[d, batch] = 1
-    return out
-
-
 def _projections(e, p, W_Q, W_K, W_V):
     """The positional queries Q, keys K, values V and the token's shares w, kappa, u (module docstring)."""
     scale = 1.0 / math.sqrt(e.shape[0])
@@ -210,20 +200,15 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
     order, blocks = _row_blocks(heavy[0].long() + 2 * heavy[1].long())
     pairs = sorted({block[2] for block in blocks})
 
-    # rhs[pair] = (R_{h0}, gamma R_{h1}) for the two query symbols; masked[h] = R_h
+    # rhs[pair] = (R_{h0}, gamma R_{h1}) for the two query symbols (attention_columns.py)
     is_one = tokens.to(dtype)
-    rhs, masked = {}, {}
+    columns = (value.T.contiguous(), shift, is_one, gamma)
+    rhs = {}
     for group_pair in pairs:
-        h0, h1 = group_pair & 1, group_pair >> 1
-        matrix = value.new_empty(2, d + 1, batch + 1, length)
-        if h0 not in masked:
-            masked[h0] = _masked_values(value, shift, is_one, h0, matrix[0])
-        else:
-            matrix[0] = masked[h0]
-        if h1 not in masked:
-            masked[h1] = _masked_values(value, shift, is_one, h1, value.new_empty(d + 1, batch + 1, length))
-        torch.mul(masked[h1], gamma, out=matrix[1])
-        rhs[group_pair] = matrix.view(-1, length)
+        matrix = value.new_empty(2 * (d + 1) * (batch + 1), length)
+        groups = np.array([group_pair & 1, group_pair >> 1])
+        right_hand_side(*(t.numpy() for t in columns), groups, matrix.view(2, d + 1, batch + 1, length).numpy())
+        rhs[group_pair] = matrix
     sorted_queries = queries.index_select(0, order)
     keep = ctx.keep
     sums, probabilities = _block_products(sorted_queries, key, rhs, blocks, keep)
@@ -253,7 +238,7 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
     if combine(*(t.numpy() for t in operands), math.sqrt(torch.finfo(dtype).tiny), scale.numpy(), out.numpy()):
         raise ScoresOutOfRange
     if keep:
-        ctx.blocks, ctx.probabilities, ctx.rhs, ctx.masked = blocks, probabilities, rhs, masked
+        ctx.blocks, ctx.probabilities, ctx.rhs, ctx.columns = blocks, probabilities, rhs, columns
         ctx.sorted_rows = sorted_rows
         ctx.core = (sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out)
     return out.permute(1, 2, 0)  # (B, T, d)
@@ -299,20 +284,14 @@ def _attention_backward(ctx, grad_out):
     grad_queries = grad_sorted.index_select(0, rank)
 
     # rhs[pair] = (R_{h0}, gamma R_{h1}); R_h = mask_h * [value (+ u for h = 1 in the batch columns), 1]
-    grad_masked = {h: torch.zeros_like(matrix) for h, matrix in ctx.masked.items()}
-    grad_gamma = torch.zeros_like(gamma)
+    grad_value, grad_columns_shift, grad_gamma = (torch.zeros_like(t) for t in (ctx.columns[0], shift, gamma))
     for group_pair, grad in grad_rhs.items():
-        grad = grad.view(2, d + 1, batch + 1, length)
-        grad_masked[group_pair & 1] += grad[0]
-        grad_masked[group_pair >> 1].addcmul_(grad[1], gamma)
-        grad_gamma += (grad[1] * ctx.masked[group_pair >> 1]).sum((0, 1))
-    grad_value = torch.zeros_like(key.T)
-    for h, grad in grad_masked.items():
-        in_group = (grad[:d, :batch] * (is_one if h else 1 - is_one)).sum(1)  # (d, T)
-        grad_value += in_group + grad[:d, batch]
-        if h:  # the batch columns of group 1 carry value + u
-            grad_shift = grad_shift + in_group.sum(1)
-    return grad_queries, grad_key, grad_value.T, grad_shift, grad_gamma, grad_beta
+        groups = np.array([group_pair & 1, group_pair >> 1])
+        operands = (grad.view(2, d + 1, batch + 1, length), *ctx.columns)
+        right_hand_side_backward(
+            *(t.numpy() for t in operands), groups, grad_value.numpy(), grad_columns_shift.numpy(), grad_gamma.numpy()
+        )
+    return grad_queries, grad_key, grad_value.T, grad_shift + grad_columns_shift, grad_gamma, grad_beta
 
 
 def binary_token_attention(

@@ -29,7 +29,7 @@ import yaml
 from replication.command_line import command_parser
 from replication.compute import keep_freed_memory
 from replication.config import validate_config
-from replication.papers.local_to_global.data import sample_sequences
+from replication.papers.local_to_global.data import sample_sequences, symbols_in_bulk
 from replication.papers.local_to_global.transformer.fast_attention import BLOCK_ROWS
 from replication.papers.local_to_global.transformer.model import initialise
 from replication.papers.local_to_global.transformer.settings import transformer_settings
@@ -179,20 +179,22 @@ def main():
     g = torch.Generator().manual_seed(0)
     reps = 20
     torch.set_num_threads(1)
-    loop_wall, loop_cpu = (
-        t / reps
-        for t in timed(
-            lambda: [loop_sampler(CHAIN, SETTINGS.batch_size, SETTINGS.model.context + 1, g) for _ in range(reps)]
-        )
-    )
-    bulk_wall, bulk_cpu = (
-        t / reps
-        for t in timed(lambda: sample_sequences(CHAIN, (reps, SETTINGS.batch_size), SETTINGS.model.context + 1, g))
-    )
+    length = SETTINGS.model.context + 1
+    samplers = {
+        "Python loop over positions": lambda: [
+            loop_sampler(CHAIN, SETTINGS.batch_size, length, g) for _ in range(reps)
+        ],
+        "bulk scan (other devices)": lambda: symbols_in_bulk(
+            CHAIN, torch.rand(reps, SETTINGS.batch_size, length, generator=g)
+        ),
+        "numba walk (CPU)": lambda: sample_sequences(CHAIN, (reps, SETTINGS.batch_size), length, g),
+    }
+    sample_sequences(CHAIN, (1, 1), 2, g)  # the walk's compiled code loaded
+    cpu = {name: timed(sampler)[1] / reps for name, sampler in samplers.items()}
+    loop = cpu["Python loop over positions"]
     print(
-        f"sampling one batch (1 thread): Python loop over positions {loop_wall * 1e3:.2f} ms wall "
-        f"({loop_cpu * 1e3:.2f} ms CPU), bulk {bulk_wall * 1e3:.3f} ms wall ({bulk_cpu * 1e3:.3f} ms CPU): "
-        f"x{loop_cpu / bulk_cpu:.0f} less CPU"
+        "sampling one batch (1 thread, CPU time): "
+        + ", ".join(f"{name} {t * 1e3:.3f} ms (x{loop / t:.0f})" for name, t in cpu.items())
     )
     for threads in args.threads:
         torch.set_num_threads(threads)
