@@ -12,6 +12,7 @@ from helpers import l2g_transformer
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.phase.grid import Cell
 from replication.papers.local_to_global.phase.measures import (
+    CellOutputs,
     closed_fraction,
     final_structure,
     gap,
@@ -28,7 +29,6 @@ from replication.papers.local_to_global.phase.settings import (
     phase_run_settings,
 )
 from replication.papers.local_to_global.phase.tables import _tail, measure_runs, summarise_cells
-from replication.papers.local_to_global.phase.training import CellOutputs
 from replication.papers.local_to_global.transformer.settings import ExperimentSettings, TrainingSettings
 
 CHAIN = MarkovChain(0.5, 0.8)

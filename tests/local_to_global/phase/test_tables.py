@@ -8,10 +8,9 @@ import pytest
 
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.phase.grid import Cell
-from replication.papers.local_to_global.phase.measures import gap
+from replication.papers.local_to_global.phase.measures import CellOutputs, gap
 from replication.papers.local_to_global.phase.settings import MeasureSettings, PhaseSettings, StopSettings
 from replication.papers.local_to_global.phase.tables import chain_columns, measure_runs
-from replication.papers.local_to_global.phase.training import CellOutputs
 
 
 @pytest.mark.parametrize(

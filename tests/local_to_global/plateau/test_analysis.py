@@ -33,8 +33,7 @@ from replication.papers.local_to_global.plateau.claims import (
     slope_claims,
 )
 from replication.papers.local_to_global.plateau.findings import findings
-from replication.papers.local_to_global.plateau.hessian import BLOCKS
-from replication.papers.local_to_global.plateau.settings import HeldOutSettings, HessianSettings
+from replication.papers.local_to_global.plateau.settings import BLOCKS, HeldOutSettings, HessianSettings
 
 HESSIAN = HessianSettings(
     batches=4, batch_size=8, seed=0, tol=1e-3, significance=3.0, tolerance=1e-6,

@@ -11,7 +11,7 @@ import yaml
 
 from helpers import ROOT, defaulted_section, schema_defaults
 from replication.claims import cell_holds
-from replication.papers.local_to_global.plateau.hessian import BLOCKS
+from replication.papers.local_to_global.plateau.settings import BLOCKS
 
 FIGURES = "figures/local_to_global"
 RESULTS = "results/local_to_global/plateau"

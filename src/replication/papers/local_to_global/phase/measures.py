@@ -13,23 +13,39 @@ Thresholds apply to sums over a trailing window of ``smooth`` evaluations.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 import numpy as np
 import pandas as pd
-import torch
 
 from ..markov import MarkovChain
 from ..transformer.structure import structure_table
 from .settings import MeasureSettings
 
+if TYPE_CHECKING:  # torch is imported where a cross-entropy is computed: analysis jobs run without it
+    import torch
+
+
+class CellOutputs(NamedTuple):
+    """What a cell's training job writes: evaluations.csv, runs.csv and final.npz (its arrays)."""
+
+    evaluations: pd.DataFrame
+    runs: pd.DataFrame
+    final: dict[str, np.ndarray]
+
 
 def chain_cross_entropy(chain: MarkovChain, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Mean -log P(y_n | x_n) under the chain's kernel (the Bayes predictor of every position)."""
+    import torch
+
     kernel = torch.tensor([[1 - chain.p, chain.p], [chain.q, 1 - chain.q]], dtype=torch.float64, device=x.device)
     return -torch.log(kernel[x, y]).mean()
 
 
 def unigram_cross_entropy(chain: MarkovChain, y: torch.Tensor) -> torch.Tensor:
     """Mean -log pi(y_n): the loss of the unigram predictor (the plateau) on the same targets."""
+    import torch
+
     pi = torch.tensor(chain.stationary, dtype=torch.float64, device=y.device)
     return -torch.log(pi[y]).mean()
 

@@ -9,9 +9,8 @@ import pandas as pd
 
 from ..markov import MarkovChain
 from .grid import Cell
-from .measures import final_structure, gap, on_plateau_at, resolvable, run_measures
+from .measures import CellOutputs, final_structure, gap, on_plateau_at, resolvable, run_measures
 from .settings import PhaseSettings
-from .training import CellOutputs
 
 
 def chain_columns(chain: MarkovChain) -> dict:

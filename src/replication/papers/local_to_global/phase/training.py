@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import resource
 import time
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -15,16 +14,8 @@ from ..markov import MarkovChain
 from ..transformer.settings import RunSettings
 from ..transformer.train import Monitor, train
 from .grid import Cell
-from .measures import chain_cross_entropy, closed_fraction, settled_since, unigram_cross_entropy
+from .measures import CellOutputs, chain_cross_entropy, closed_fraction, settled_since, unigram_cross_entropy
 from .settings import StopSettings
-
-
-class CellOutputs(NamedTuple):
-    """What a cell's training job writes: evaluations.csv, runs.csv and final.npz (its arrays)."""
-
-    evaluations: pd.DataFrame
-    runs: pd.DataFrame
-    final: dict[str, np.ndarray]
 
 
 class GapMonitor(Monitor):

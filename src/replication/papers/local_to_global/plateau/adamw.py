@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 from scipy.sparse.linalg import LinearOperator
 
 from ..transformer.settings import RunSettings
-from .hessian import FlatParameters
+
+if TYPE_CHECKING:  # the figure and table jobs that read the predictions run without torch
+    from .hessian import FlatParameters
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,8 @@ class OptimiserView:
 
 def learning_rates(settings: RunSettings) -> np.ndarray:
     """eta_t for t = 0..steps (eta_0 = NaN): the learning rate of every step of a run (train.make_schedule)."""
+    import torch
+
     from ..transformer.train import make_schedule
 
     parameter = torch.zeros(1, requires_grad=True)

@@ -11,7 +11,7 @@ from scipy.stats import spearmanr
 
 from .adamw import predicted_escape, predicted_slope
 from .escape import sigma_slope
-from .hessian import BLOCKS
+from .settings import BLOCKS
 from .verdict import MINIMUM, SADDLE, UNRESOLVED
 
 # The directions judged at a point: the prefix of their columns and what they are.

@@ -18,9 +18,9 @@ import pandas as pd
 from replication.claims import cell_holds
 
 from ..phase.grid import Cell
+from ..phase.measures import CellOutputs
 from ..phase.settings import PhaseSettings
 from ..phase.tables import measure_runs
-from ..phase.training import CellOutputs
 from ..transformer.settings import RunSettings
 from .settings import INIT
 

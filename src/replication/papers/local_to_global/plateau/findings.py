@@ -10,7 +10,7 @@ import pandas as pd
 
 from .analysis import ASSUMPTIONS, JUDGED, STATIONARY, resolved_share
 from .escape import EXPLANATIONS, cell_tests, median_escape, seed_tests
-from .hessian import BLOCKS
+from .settings import BLOCKS
 from .verdict import SADDLE, UNRESOLVED
 
 

@@ -13,15 +13,16 @@ fits it with a rate near 0.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..transformer.settings import RunSettings
-from ..transformer.train import train
-from .hessian import FlatParameters
 from .settings import INIT
-from .spectrum import canonical_basis
+
+if TYPE_CHECKING:
+    from .hessian import FlatParameters
 
 DIRECTIONS = ("mode", "bottom")
 
@@ -29,6 +30,9 @@ DIRECTIONS = ("mode", "bottom")
 def growth_run(settings: RunSettings, seed: int, start: int, stop: int, every: int):
     """The run of ``seed`` trained again to ``stop`` with checkpoints every ``every`` iterations from
     ``start``: its losses and checkpoints (``train``)."""
+    # Training and projecting import torch where they run: the figure jobs read only the fits below.
+    from ..transformer.train import train
+
     steps = tuple(range(start, stop + 1, every))
     run = dataclasses.replace(settings, steps=stop, checkpoints=steps, eval_every=every)
     return train(run, INIT, seed, name=f"growth/seed{seed}", progress=False)
@@ -38,6 +42,9 @@ def projections(result, directions: dict[str, np.ndarray], rates: np.ndarray) ->
     """Per checkpoint: the learning rate spent since the first (S), the test loss there, and the
     projection of theta_t - theta_first on each of ``directions`` (unit vectors in FlatParameters
     order) and its norm in the canonical directions at the first checkpoint."""
+    from .hessian import FlatParameters
+    from .spectrum import canonical_basis
+
     steps = result.checkpoints["step"].astype(int)
     names = [name for name in result.checkpoints if name != "step"]
 

@@ -20,9 +20,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from ..transformer.attention import AttentionOutOfRange, binary_attention, explicit_attention
 from ..transformer.model import loss
-
-# The model's parameters in its own order (MarkovTransformer.named_parameters), and their blocks.
-BLOCKS = ("e", "p", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "b")
+from .settings import BLOCKS
 
 
 @dataclass(frozen=True)

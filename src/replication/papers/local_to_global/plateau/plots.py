@@ -16,7 +16,7 @@ from ..phase.plots import PQGrid
 from .analysis import ESCAPE_FACTOR, SLOPE_FACTOR
 from .escape import cell_tests, escape_or_horizon, median_escape
 from .growth import fitted_rate, grown
-from .hessian import BLOCKS
+from .settings import BLOCKS
 
 LABELS = {"": "full model", "canonical_": "canonical directions", "mode_": "AdamW's view (D^-1/2 H D^-1/2)"}
 SCALE = 100.0  # the colour scale's ends, in units of the tolerance: beyond it, a clear verdict either way

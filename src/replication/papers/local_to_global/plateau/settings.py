@@ -14,6 +14,8 @@ from ..phase.settings import PHASE_DIR, PhaseSettings, StopSettings, phase_run_s
 from ..transformer.settings import RunSettings, TransformerSettings
 
 PLATEAU_DIR = "results/local_to_global/plateau"
+# The model's parameters in its own order (MarkovTransformer.named_parameters), and their blocks.
+BLOCKS = ("e", "p", "W_Q", "W_K", "W_V", "W_O", "W_1", "W_2", "b")
 INIT = "standard"  # the init whose plateau the canonical model explains (Thm 1: the local minimum at e = 0)
 
 

@@ -6,8 +6,8 @@ import pandas as pd
 
 from replication.io import log_to, write_csv
 from replication.papers.local_to_global.phase.grid import Cell
+from replication.papers.local_to_global.phase.measures import CellOutputs
 from replication.papers.local_to_global.phase.tables import measure_runs, summarise_cells
-from replication.papers.local_to_global.phase.training import CellOutputs
 
 
 def read_cell(evaluations: str, runs: str, final: str) -> CellOutputs:
