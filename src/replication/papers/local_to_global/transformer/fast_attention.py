@@ -45,7 +45,8 @@ the choice of a query's symbol is a product with a 0/1 mask.
 On the CPU (attention_kernels.py), in float32 a block's exponential and causal mask are one numba pass,
 and a block's score gradient and its two products with d columns (the queries' and keys' gradients)
 another, not two narrow GEMMs; the per-query maps from the block sums to the output, and back, are
-one numba pass each (attention_combine.py).
+one numba pass each (attention_combine.py), and so are the right-hand sides [R^0, gamma R^1] and the
+reduction of their gradients (attention_columns.py).
 """
 
 from __future__ import annotations
