@@ -16,11 +16,11 @@ from replication import job_cost
 
 # A job script as Snakemake runs it: the ``snakemake`` object in the script's namespace names the rule.
 JOB = """
-import sys, time
+import gc, sys, time
 from types import SimpleNamespace
 {namespace}
 from replication.io import log_to
-log_to(sys.argv[1]).info("started")
+log_to(sys.argv[1]).info("started, %d objects kept from the collector", gc.get_freeze_count())
 end = time.process_time() + float(sys.argv[2])
 while time.process_time() < end:
     pass
@@ -50,11 +50,14 @@ def test_a_jobs_log_ends_with_the_kernels_count_of_its_cost(tmp_path):
     # CPU may exceed wall (the imports' threads): the wall is bounded by the parent's count only.
     assert 0.1 < cost["wall_s"] <= parent_wall + 0.05
     assert 10 < cost["max_rss_mb"] < 4000
+    # What the job imported is kept from the garbage collector (job_cost.record_at_exit).
+    kept = int(text.split("started, ")[1].split()[0])
+    assert kept > 1000
 
 
 def test_outside_a_snakemake_job_the_log_has_no_cost_line(tmp_path):
     text, _, _ = run_job(tmp_path, 0.05, in_snakemake=False)
-    assert "started" in text and job_cost.PREFIX not in text
+    assert "started, 0 objects kept from the collector" in text and job_cost.PREFIX not in text
 
 
 def test_job_costs_reads_finished_jobs_only(tmp_path):
@@ -120,9 +123,11 @@ def test_the_cost_line_is_registered_once_and_only_in_a_job(monkeypatch, in_snak
         main.snakemake = SimpleNamespace(rule="busy_rule")
     monkeypatch.setitem(sys.modules, "__main__", main)
     monkeypatch.setattr(job_cost, "_registered", False)
-    registered = []
+    registered, frozen = [], []
     monkeypatch.setattr(job_cost.atexit, "register", lambda *call: registered.append(call))
+    monkeypatch.setattr(job_cost.gc, "freeze", lambda: frozen.append(True))
     job_cost.record_at_exit()
     job_cost.record_at_exit()
     assert registered == ([(job_cost._write_cost_line, "busy_rule")] if in_snakemake else [])
+    assert len(frozen) == in_snakemake  # once, as the job starts its work
     assert job_cost._registered is in_snakemake

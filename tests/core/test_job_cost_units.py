@@ -70,11 +70,15 @@ class Stream(io.StringIO):
 
 
 def test_the_cost_line_ends_the_log(monkeypatch):
-    stream = Stream()
+    """After the collector is kept off every object left, so that the exit's last collection, which
+    the line cannot count, has next to nothing to do."""
+    stream, events = Stream(), []
     monkeypatch.setattr(sys, "stderr", stream)
-    monkeypatch.setattr(job_cost, "cost_line", lambda rule: f"cost of {rule}")
+    monkeypatch.setattr(job_cost.gc, "freeze", lambda: events.append("freeze"))
+    monkeypatch.setattr(job_cost, "cost_line", lambda rule: events.append("count") or f"cost of {rule}")
     job_cost._write_cost_line("train")
     assert stream.getvalue() == "cost of train\n" and stream.flushed == ["cost of train\n"]
+    assert events == ["freeze", "count"]
 
 
 @pytest.mark.parametrize("closed", [True, False])
@@ -83,5 +87,6 @@ def test_no_cost_line_without_an_open_log(monkeypatch, closed):
     stream = Stream()
     stream.close()
     monkeypatch.setattr(sys, "stderr", stream if closed else None)
+    monkeypatch.setattr(job_cost.gc, "freeze", lambda: None)
     monkeypatch.setattr(job_cost, "cost_line", lambda rule: f"cost of {rule}")
     job_cost._write_cost_line("train")
