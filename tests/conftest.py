@@ -49,6 +49,13 @@ def pytest_configure(config):
     # Under mutation testing the first failing test kills the mutant: the rest need not run.
     if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
         config.option.maxfail = 1
+    # One torch thread per pytest-xdist worker: with a thread per core in every worker, the workers'
+    # threads outnumber the cores and wait on each other at every small operation (a test of tiny
+    # tensors took 34 s instead of 2). Snakemake's jobs set their own.
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        import torch
+
+        torch.set_num_threads(1)
 
 
 def longest_first(items: list) -> list:

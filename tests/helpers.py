@@ -223,6 +223,17 @@ def random_transformer_parameters(scale: float, seed: int, d: int, context: int)
     return {name: value.detach().double().numpy() for name, value in model.named_parameters()}
 
 
+def full_hessian(flat, x, y, attention: str = "binary"):
+    """The full Hessian (an array) of the transformer's loss on one batch (x, y) at the point ``flat``
+    (plateau.hessian.FlatParameters), by autograd, vectorised over its rows."""
+    import torch
+
+    from replication.papers.local_to_global.plateau.hessian import transformer_loss
+
+    loss = lambda theta: transformer_loss(flat.unflatten(theta), x, y, attention)  # noqa: E731
+    return torch.autograd.functional.hessian(loss, flat.vector, vectorize=True).numpy()
+
+
 def bo_model(**changes):
     """The benign-overfitting model settings at their defaults, with ``changes``."""
     from replication.papers.benign_overfitting.settings import settings

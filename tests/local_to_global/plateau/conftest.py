@@ -42,18 +42,6 @@ def tiny_run_settings():
 
 
 @pytest.fixture(scope="session")
-def full_hessian():
-    """The full Hessian of the tiny model's loss on one batch (x, y) at ``parameters``, by autograd."""
-
-    def hessian(parameters: dict[str, np.ndarray], x, y) -> np.ndarray:
-        flat = FlatParameters.of(parameters)
-        loss = lambda theta: transformer_loss(flat.unflatten(theta), x, y)  # noqa: E731
-        return torch.autograd.functional.hessian(loss, flat.vector).numpy()
-
-    return hessian
-
-
-@pytest.fixture(scope="session")
 def hessian_product():
     """H v of the tiny model's loss on one batch (x, y) at ``parameters``, by autograd's own vhp."""
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import random_transformer_parameters
+from helpers import full_hessian, random_transformer_parameters
 from replication.papers.local_to_global.plateau.hessian import (
     AttentionOutOfRange,
     FlatParameters,
@@ -39,11 +39,6 @@ def point():
     flat = FlatParameters.of(tiny_parameters(scale=0.7))
     x, y = tiny_batch()
     return flat, x, y
-
-
-def full_hessian(flat, x, y, attention="binary") -> np.ndarray:
-    loss = lambda theta: transformer_loss(flat.unflatten(theta), x, y, attention)  # noqa: E731
-    return torch.autograd.functional.hessian(loss, flat.vector).numpy()
 
 
 @pytest.mark.parametrize("scale", [0.1, 1.0, 2.0])

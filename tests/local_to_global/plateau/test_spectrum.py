@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
+from helpers import full_hessian
 from replication.papers.local_to_global.data import sample_sequences
 from replication.papers.local_to_global.plateau.adamw import OptimiserView, learning_rates
 from replication.papers.local_to_global.plateau.hessian import FlatParameters, HessianOperator, transformer_loss
@@ -86,9 +87,7 @@ def fitted_gradients(parameters, batches) -> np.ndarray:
     return np.stack(gradients)
 
 
-def test_the_row_of_a_point_without_the_optimiser(
-    tiny_parameters, tiny_chain, tiny_hessian, full_hessian, hessian_product
-):
+def test_the_row_of_a_point_without_the_optimiser(tiny_parameters, tiny_chain, tiny_hessian, hessian_product):
     """The loss and closed gap on the fitted batches, the gradient against its noise, each judged
     direction (the bottom eigenvector and the canonical restriction's) with its fitted spread, bias,
     held-out curvature and verdict, the bottom direction's weights; no AdamW columns."""
@@ -120,7 +119,7 @@ def test_the_row_of_a_point_without_the_optimiser(
     assert row["gradient_noise"] == pytest.approx(noise, rel=1e-9)
     assert row["gradient_ratio"] == pytest.approx(row["gradient_norm"] / noise, rel=1e-9)
 
-    fitted = [full_hessian(parameters, *batch) for batch in batches]
+    fitted = [full_hessian(FlatParameters.of(parameters), *batch) for batch in batches]
     held_out = [_held_out_batch(tiny_chain, CONTEXT, tiny_hessian, k) for k in range(n)]
     full = np.mean(fitted, axis=0)
     values, vectors = np.linalg.eigh(full)
