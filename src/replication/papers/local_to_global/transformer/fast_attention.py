@@ -140,6 +140,11 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
     return grad_queries, grad_key, grad_rhs
 
 
+def _groups(group_pair: int) -> np.ndarray:
+    """The heavy group of each query symbol, (h_0, h_1), of a pair numbered h_0 + 2 h_1."""
+    return np.array([group_pair & 1, group_pair >> 1])
+
+
 def _projections(e, p, W_Q, W_K, W_V):
     """The positional queries Q, keys K, values V and the token's shares w, kappa, u (module docstring)."""
     scale = 1.0 / math.sqrt(e.shape[0])
@@ -203,12 +208,12 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
 
     # rhs[pair] = (R_{h0}, gamma R_{h1}) for the two query symbols (attention_columns.py)
     is_one = tokens.to(dtype)
-    columns = (value.T.contiguous(), shift, is_one, gamma)
+    value_t = value.T.contiguous()
+    columns = tuple(t.numpy() for t in (value_t, shift, is_one, gamma))
     rhs = {}
     for group_pair in pairs:
         matrix = value.new_empty(2 * (d + 1) * (batch + 1), length)
-        groups = np.array([group_pair & 1, group_pair >> 1])
-        right_hand_side(*(t.numpy() for t in columns), groups, matrix.view(2, d + 1, batch + 1, length).numpy())
+        right_hand_side(*columns, _groups(group_pair), matrix.view(2, d + 1, batch + 1, length).numpy())
         rhs[group_pair] = matrix
     sorted_queries = queries.index_select(0, order)
     keep = ctx.keep
@@ -239,7 +244,7 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
     if combine(*(t.numpy() for t in operands), math.sqrt(torch.finfo(dtype).tiny), scale.numpy(), out.numpy()):
         raise ScoresOutOfRange
     if keep:
-        ctx.blocks, ctx.probabilities, ctx.rhs, ctx.columns = blocks, probabilities, rhs, columns
+        ctx.blocks, ctx.probabilities, ctx.rhs, ctx.value_t = blocks, probabilities, rhs, value_t
         ctx.sorted_rows = sorted_rows
         ctx.core = (sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out)
     return out.permute(1, 2, 0)  # (B, T, d)
@@ -285,13 +290,11 @@ def _attention_backward(ctx, grad_out):
     grad_queries = grad_sorted.index_select(0, rank)
 
     # rhs[pair] = (R_{h0}, gamma R_{h1}); R_h = mask_h * [value (+ u for h = 1 in the batch columns), 1]
-    grad_value, grad_columns_shift, grad_gamma = (torch.zeros_like(t) for t in (ctx.columns[0], shift, gamma))
+    grad_value, grad_columns_shift, grad_gamma = (torch.zeros_like(t) for t in (ctx.value_t, shift, gamma))
+    columns = tuple(t.numpy() for t in (ctx.value_t, shift, is_one, gamma))
+    grads = (grad_value.numpy(), grad_columns_shift.numpy(), grad_gamma.numpy())
     for group_pair, grad in grad_rhs.items():
-        groups = np.array([group_pair & 1, group_pair >> 1])
-        operands = (grad.view(2, d + 1, batch + 1, length), *ctx.columns)
-        right_hand_side_backward(
-            *(t.numpy() for t in operands), groups, grad_value.numpy(), grad_columns_shift.numpy(), grad_gamma.numpy()
-        )
+        right_hand_side_backward(grad.view(2, d + 1, batch + 1, length).numpy(), *columns, _groups(group_pair), *grads)
     return grad_queries, grad_key, grad_value.T, grad_shift + grad_columns_shift, grad_gamma, grad_beta
 
 
