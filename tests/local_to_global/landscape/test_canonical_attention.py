@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
+from scipy.special import log_expit
 
 from replication.papers.local_to_global.landscape import canonical
 from replication.papers.local_to_global.landscape import canonical3d as attention
 from replication.papers.local_to_global.landscape.flow import clocked_field, integrate_flow
-from replication.papers.local_to_global.markov import MarkovChain
+from replication.papers.local_to_global.markov import MarkovChain, log_sigmoid_slope
 
 CHAINS = [MarkovChain(0.1, 0.1), MarkovChain(0.9, 0.9), MarkovChain(0.5, 0.8), MarkovChain(0.2, 0.3)]
 IDS = [f"p={c.p},q={c.q}" for c in CHAINS]
@@ -55,6 +56,21 @@ def test_loss_curvature_equals_finite_differences(chain):
     np.testing.assert_allclose(chain.loss_curvature(gaps), numeric, rtol=1e-6, atol=1e-12)
     far = chain.loss_curvature(np.array([-1e4, 1e4]))  # underflows in the naive form, 0/0
     assert np.all(np.isfinite(far)) and np.all(far >= 0)
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=IDS)
+def test_slope_and_curvature_together_equal_each_alone(chain):
+    gaps = np.r_[np.linspace(-40, 40, 161), -1e4, 1e4, 0.0]
+    slope, curvature = chain.slope_and_curvature(gaps)
+    np.testing.assert_array_equal(slope, chain.loss_slope(gaps))
+    np.testing.assert_array_equal(curvature, chain.loss_curvature(gaps))
+
+
+def test_log_sigmoid_slope_equals_the_two_log_sigmoids():
+    z = np.r_[np.linspace(-800, 800, 4001), np.geomspace(1e-300, 1e3, 200), -np.geomspace(1e-300, 1e3, 200), 0.0]
+    direct = log_expit(z) + log_expit(-z)
+    np.testing.assert_allclose(log_sigmoid_slope(z), direct, rtol=4 * np.finfo(float).eps, atol=0)
+    assert log_sigmoid_slope(np.array([0.0]))[0] == pytest.approx(np.log(0.25), rel=1e-15)
 
 
 def test_attention_scalar_zero_is_the_two_dimensional_model():

@@ -81,9 +81,7 @@ class MarkovChain:
 
     def loss_slope(self, gap):
         """F'(D) = pi1 (sigmoid(z1) - (1 - q)); the bias term vanishes at its optimum."""
-        pi1 = self.stationary[1]
-        z1 = np.asarray(gap, dtype=float) + self.optimal_offset(gap)
-        return pi1 * (expit(z1) - (1 - self.q))
+        return self._slope(np.asarray(gap, dtype=float) + self.optimal_offset(gap))
 
     def loss_curvature(self, gap):
         """F''(D) = 1 / (1/(pi1 s'(z1)) + 1/(pi0 s'(z0))), s' = sigmoid (1 - sigmoid).
@@ -92,9 +90,26 @@ class MarkovChain:
         (pi1 s'(z1) + pi0 s'(z0)); the harmonic form is taken in log space because both terms
         underflow for large |D|.
         """
-        pi0, pi1 = self.stationary
+        z0 = self.optimal_offset(gap)
+        return self._curvature(z0, np.asarray(gap, dtype=float) + z0)
+
+    def slope_and_curvature(self, gap):
+        """(F'(D), F''(D)) from one optimal offset: what a clocked flow needs at every evaluation."""
         z0 = self.optimal_offset(gap)
         z1 = np.asarray(gap, dtype=float) + z0
-        log_one = np.log(pi1) + log_expit(z1) + log_expit(-z1)
-        log_zero = np.log(pi0) + log_expit(z0) + log_expit(-z0)
+        return self._slope(z1), self._curvature(z0, z1)
+
+    def _slope(self, z1):
+        return self.stationary[1] * (expit(z1) - (1 - self.q))
+
+    def _curvature(self, z0, z1):
+        pi0, pi1 = self.stationary
+        log_one = np.log(pi1) + log_sigmoid_slope(z1)
+        log_zero = np.log(pi0) + log_sigmoid_slope(z0)
         return np.exp(-np.logaddexp(-log_one, -log_zero))
+
+
+def log_sigmoid_slope(z):
+    """log s'(z) = log sigmoid(z) + log sigmoid(-z) = -|z| - 2 log(1 + exp(-|z|)): finite for any z."""
+    magnitude = np.abs(z)
+    return -magnitude - 2.0 * np.log1p(np.exp(-magnitude))

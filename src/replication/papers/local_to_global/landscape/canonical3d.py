@@ -46,8 +46,11 @@ def gap_derivatives(e, w, a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     e, w, a = _arrays(e, w, a)
     s, ds, dds = signed_square(w), 4 * np.abs(w), 4 * np.sign(w)
-    u, u_e, u_a = e**2 + a * e**4, 2 * e + 4 * a * e**3, e**4
-    u_ee, u_ea = 2 + 12 * a * e**2, 4 * e**3
+    # Powers as products: NumPy's float power costs ~60 ns an entry, most of a flow's time.
+    e2 = e * e
+    e3, e4 = e2 * e, e2 * e2
+    u, u_e, u_a = e2 + a * e4, 2 * e + 4 * a * e3, e4
+    u_ee, u_ea = 2 + 12 * a * e2, 4 * e3
     grad = np.stack([u_e * s, u * ds, u_a * s])
     hessian = np.sqrt((u_ee * s) ** 2 + (u * dds) ** 2 + 2 * ((u_e * ds) ** 2 + (u_ea * s) ** 2 + (u_a * ds) ** 2))
     return u * s, grad, hessian

@@ -55,7 +55,7 @@ def clocked_field(chain, gap_derivatives: Callable) -> Gradient:
 
     def field(state):
         gap, grad, hessian = gap_derivatives(*state)
-        slope, curvature = chain.loss_slope(gap), chain.loss_curvature(gap)
+        slope, curvature = chain.slope_and_curvature(gap)
         return slope * grad / (1.0 + curvature * np.sum(grad**2, axis=0) + np.abs(slope) * hessian)
 
     return field
