@@ -25,6 +25,7 @@ from replication.papers.local_to_global.plateau.hessian import (
     largest_eigenvalue,
     transformer_loss,
 )
+from replication.papers.local_to_global.transformer.optimizers import AdamW
 from replication.papers.local_to_global.transformer.settings import run_settings
 from replication.papers.local_to_global.transformer.train import train
 
@@ -87,8 +88,8 @@ def test_the_state_reads_back_in_the_flat_order(small_run):
     assert state.lr == float(parameters["adam_lr"]) and state.lr > 0
     assert (state.beta1, state.beta2) == tuple(settings.optimizer.betas)
     assert state.weight_decay == settings.optimizer.weight_decay > 0
-    # the run's AdamW is built without an eps (train.make_optimizer): torch's default is its own
-    assert state.eps == torch.optim.AdamW([torch.zeros(1)]).defaults["eps"]
+    # the run's AdamW is built without an eps (train.make_optimizer): torch.optim.AdamW's default is its own
+    assert state.eps == AdamW([], lr=1e-3, betas=(0.9, 0.95)).eps == torch.optim.AdamW([torch.zeros(1)]).defaults["eps"]
 
 
 def test_closed_forms():

@@ -11,8 +11,9 @@ import torch
 from replication.papers.local_to_global.transformer.ablation import ablation_table, alignment_table, build_two_symbol
 from replication.papers.local_to_global.transformer.ablation_variants import variant_settings
 from replication.papers.local_to_global.transformer.model import MarkovTransformer, TransformerConfig
+from replication.papers.local_to_global.transformer.schedule import schedule_rates
 from replication.papers.local_to_global.transformer.settings import AblationSettings, run_settings
-from replication.papers.local_to_global.transformer.train import make_optimizer, make_schedule, train
+from replication.papers.local_to_global.transformer.train import train
 
 RUN = run_settings(
     {
@@ -104,16 +105,10 @@ def test_every_variant_the_settings_allow_is_retrained_once():
 
 
 def test_schedule_horizon_keeps_the_lr_near_its_peak():
-    model = MarkovTransformer(TransformerConfig.from_settings(RUN))
     rates = {}
     for horizon in (None, 500):
         settings = dataclasses.replace(RUN, schedule=dataclasses.replace(RUN.schedule, horizon=horizon))
-        optimizer = make_optimizer(model, settings)
-        schedule = make_schedule(optimizer, settings, steps=20)
-        for _ in range(15):
-            optimizer.step()
-            schedule.step()
-        rates[horizon] = schedule.get_last_lr()[0]
+        rates[horizon] = schedule_rates(settings, steps=20)[16]  # after 15 updates
     assert rates[None] < 0.4e-3  # 15 of 20 steps: deep in the cosine decay
     assert rates[500] == pytest.approx(1e-3, rel=0.01)  # 15 of 500: just past the warm-up, at the peak
 

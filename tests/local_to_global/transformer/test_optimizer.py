@@ -1,20 +1,26 @@
 """The optimiser: weight decay on every parameter except those named in no_decay; the schedules."""
 
 import copy
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from helpers import small_run_settings
+from replication.papers.local_to_global.transformer.model import initialise
+from replication.papers.local_to_global.transformer.optimizers import SGD, AdamW
+from replication.papers.local_to_global.transformer.schedule import schedule_rates
 from replication.papers.local_to_global.transformer.settings import run_settings
-from replication.papers.local_to_global.transformer.train import make_model, make_optimizer, make_schedule
+from replication.papers.local_to_global.transformer.train import make_model, make_optimizer
 
 SETTINGS = small_run_settings()
 
 
 def _groups(optimizer):
-    return [({id(p) for p in group["params"]}, group["weight_decay"]) for group in optimizer.param_groups]
+    return [({id(p) for p in group.params}, group.weight_decay) for group in optimizer.groups]
 
 
 @pytest.mark.parametrize("name", ["adamw", "sgd"])
@@ -23,19 +29,16 @@ def test_no_decay_parameters_have_zero_weight_decay(name):
     settings["optimizer"].update(name=name, weight_decay=0.25, momentum=0.5)
     model = make_model(run_settings(settings))
     optimizer = make_optimizer(model, run_settings(settings))
-    expected_type = torch.optim.AdamW if name == "adamw" else torch.optim.SGD
-    assert type(optimizer) is expected_type
+    assert type(optimizer) is (AdamW if name == "adamw" else SGD)
     params = dict(model.named_parameters())
     no_decay = {id(params["p"]), id(params["b"])}
     decay = {id(param) for key, param in params.items() if key not in ("p", "b")}
     assert sorted(_groups(optimizer), key=lambda g: g[1]) == [(no_decay, 0.0), (decay, 0.25)]
-    assert all(group["lr"] == settings["optimizer"]["lr"] for group in optimizer.param_groups)
+    assert optimizer.lr == settings["optimizer"]["lr"]
     if name == "adamw":
-        assert all(group["betas"] == (0.9, 0.95) for group in optimizer.param_groups)
-        # PyTorch's fused kernel: the runs' update as measured (docs/performance.md), not its loop's
-        assert all(group["fused"] is True for group in optimizer.param_groups)
+        assert optimizer.betas == (0.9, 0.95) and optimizer.eps == 1e-8
     else:
-        assert all(group["momentum"] == 0.5 for group in optimizer.param_groups)
+        assert optimizer.momentum == 0.5
 
 
 @pytest.mark.parametrize("name", ["adamw", "sgd"])
@@ -60,14 +63,9 @@ def test_weight_decay_moves_only_the_decayed_parameters(name):
 
 def test_one_cycle_schedule_warms_up_then_decays():
     settings = copy.deepcopy(SETTINGS)
-    model = make_model(run_settings(settings))
-    optimizer = make_optimizer(model, run_settings(settings))
-    schedule = make_schedule(optimizer, run_settings(settings), 100)
-    lrs = []
-    for _ in range(100):
-        lrs.append(schedule.get_last_lr()[0])
-        optimizer.step()
-        schedule.step()
+    rates = schedule_rates(run_settings(settings), 100)
+    assert np.isnan(rates[0])  # no update at step 0
+    lrs = rates[1:]
     lr, sched = settings["optimizer"]["lr"], settings["schedule"]
     assert np.isclose(lrs[0], lr / sched["div_factor"])
     assert np.isclose(max(lrs), lr) and int(np.argmax(lrs)) == round(sched["warmup"] * 100) - 1
@@ -79,24 +77,96 @@ def test_one_cycle_schedule_warms_up_then_decays():
 def test_constant_schedule_keeps_the_rate():
     settings = copy.deepcopy(SETTINGS)
     settings["schedule"] = {**settings["schedule"], "name": "constant"}
-    model = make_model(run_settings(settings))
-    optimizer = make_optimizer(model, run_settings(settings))
-    schedule = make_schedule(optimizer, run_settings(settings), 50)
-    for _ in range(50):
-        assert schedule.get_last_lr()[0] == settings["optimizer"]["lr"]
+    assert schedule_rates(run_settings(settings), 50)[1:].tolist() == [settings["optimizer"]["lr"]] * 50
+
+
+def _torch_run(settings, model, steps: int, batches):
+    """The run's updates by torch.optim itself: AdamW(fused=True) or SGD, driven by OneCycleLR or a constant
+    rate. Returns the rate of every update."""
+    opt, schedule = settings.optimizer, settings.schedule
+    no_decay = set(opt.no_decay)
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if n not in no_decay], "weight_decay": opt.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if n in no_decay], "weight_decay": 0.0},
+    ]
+    if opt.name == "adamw":
+        optimizer = torch.optim.AdamW(groups, lr=opt.lr, betas=tuple(opt.betas), fused=True)
+    else:
+        optimizer = torch.optim.SGD(groups, lr=opt.lr, momentum=opt.momentum, foreach=True)
+    if schedule.name == "constant":
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+    else:
+        scheduler = torch.optim.lr_scheduler.OneCycleLR(
+            optimizer,
+            max_lr=opt.lr,
+            total_steps=max(steps, schedule.horizon or steps, 2),
+            pct_start=schedule.warmup,
+            anneal_strategy="cos",
+            cycle_momentum=False,
+            div_factor=schedule.div_factor,
+            final_div_factor=schedule.final_div_factor,
+        )
+    rates = []
+    for x, y in batches:
+        rates.append(scheduler.get_last_lr()[0])
+        loss = model.loss(x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
         optimizer.step()
-        schedule.step()
+        scheduler.step()
+    return rates
 
 
-def test_one_cycle_leaves_the_adam_betas_alone():
+@pytest.mark.parametrize(
+    "optimizer, schedule",
+    [("adamw", {}), ("adamw", {"horizon": 90}), ("adamw", {"name": "constant"}), ("sgd", {"warmup": 0.5})],
+    ids=["adamw", "adamw-horizon", "adamw-constant", "sgd"],
+)
+def test_the_runs_updates_and_rates_are_torch_optims_bit_for_bit(optimizer, schedule):
+    """The training loop's optimiser and schedule (train.make_optimizer, schedule.schedule_rates) against
+    torch.optim's AdamW (fused) or SGD under OneCycleLR, on a model with both parameter groups."""
     settings = copy.deepcopy(SETTINGS)
-    model = make_model(run_settings(settings))
-    optimizer = make_optimizer(model, run_settings(settings))
-    schedule = make_schedule(optimizer, run_settings(settings), 40)
-    for _ in range(10):
-        optimizer.step()
-        schedule.step()
-    assert all(group["betas"] == (0.9, 0.95) for group in optimizer.param_groups)
+    settings["optimizer"].update(name=optimizer, weight_decay=0.1, momentum=0.9)
+    settings["schedule"].update(schedule)
+    settings = run_settings(settings)
+    steps = 30
+    generator = torch.Generator().manual_seed(5)
+    batches = [
+        (torch.randint(0, 2, (4, 32), generator=generator), torch.randint(0, 2, (4, 32), generator=generator))
+        for _ in range(steps)
+    ]
+    ours = initialise(make_model(settings), "standard", settings.sigma, generator, settings.rank_one_value)
+    start, theirs = copy.deepcopy(ours), copy.deepcopy(ours)
+    expected_rates = _torch_run(settings, theirs, steps, batches)
+    rates = schedule_rates(settings, steps)
+    run = make_optimizer(ours, settings)
+    for step, (x, y) in enumerate(batches, start=1):
+        run.lr = float(rates[step])
+        loss = ours.loss(x, y)
+        run.zero_grad(set_to_none=True)
+        loss.backward()
+        run.step()
+    assert rates[1:].tolist() == expected_rates
+    for (name, mine), theirs_param, initial in zip(ours.named_parameters(), theirs.parameters(), start.parameters()):
+        assert torch.equal(mine, theirs_param), name
+        assert not torch.equal(mine, initial), name  # every parameter was updated
+
+
+def test_a_training_run_imports_no_compiler():
+    """torch.optim imports torch._dynamo (1.1-1.4 CPU-s); a run's optimiser and schedule do not."""
+    code = (
+        "import sys\n"
+        "from helpers import small_run_settings\n"
+        "from replication.papers.local_to_global.transformer.settings import run_settings\n"
+        "from replication.papers.local_to_global.transformer.train import train\n"
+        "settings = run_settings({**small_run_settings(), 'steps': 3, 'checkpoints': [0, 3]})\n"
+        "train(settings, 'standard', 1, progress=False)\n"
+        "print('torch._dynamo' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
+    assert out.stdout.strip() == "False"
 
 
 def test_training_reports_progress_with_both_losses(capsys):
@@ -128,15 +198,7 @@ def test_cuda_request_without_cuda_falls_back_to_the_cpu_with_a_warning(caplog):
 def _lrs(steps, **schedule):
     settings = copy.deepcopy(SETTINGS)
     settings["schedule"].update(schedule)
-    model = make_model(run_settings(settings))
-    optimizer = make_optimizer(model, run_settings(settings))
-    scheduler = make_schedule(optimizer, run_settings(settings), steps)
-    lrs = []
-    for _ in range(steps):
-        lrs.append(scheduler.get_last_lr()[0])
-        optimizer.step()
-        scheduler.step()
-    return np.array(lrs)
+    return schedule_rates(run_settings(settings), steps)[1:]
 
 
 def test_the_cycle_spans_the_run_unless_the_horizon_is_longer():

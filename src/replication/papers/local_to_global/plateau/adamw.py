@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
+from ..transformer.schedule import schedule_rates
 from ..transformer.settings import RunSettings
 
 if TYPE_CHECKING:  # the figure and table jobs that read the predictions run without torch
@@ -135,20 +136,8 @@ class OptimiserView:
 
 
 def learning_rates(settings: RunSettings) -> np.ndarray:
-    """eta_t for t = 0..steps (eta_0 = NaN): the learning rate of every step of a run (train.make_schedule)."""
-    import torch
-
-    from ..transformer.train import make_schedule
-
-    parameter = torch.zeros(1, requires_grad=True)
-    optimizer = torch.optim.SGD([parameter], lr=settings.optimizer.lr)
-    schedule = make_schedule(optimizer, settings, settings.steps)
-    rates = np.full(settings.steps + 1, np.nan)
-    for step in range(1, settings.steps + 1):
-        rates[step] = schedule.get_last_lr()[0]
-        optimizer.step()
-        schedule.step()
-    return rates
+    """eta_t for t = 0..steps (eta_0 = NaN): the learning rate of every step of a run (transformer.schedule)."""
+    return schedule_rates(settings, settings.steps)
 
 
 def horizon_rate(rates: np.ndarray, step: int, sigma: float) -> float:

@@ -19,6 +19,8 @@ from replication.perturbation import perturb_module
 
 from ..data import BatchStream
 from .model import MarkovTransformer, TransformerConfig, initialise, snapshot, stack_snapshots
+from .optimizers import SGD, AdamW, ParameterGroup
+from .schedule import schedule_rates
 from .settings import RunSettings
 
 log = logging.getLogger("replication")
@@ -54,48 +56,30 @@ def make_model(settings: RunSettings) -> MarkovTransformer:
     return MarkovTransformer(TransformerConfig.from_settings(settings))
 
 
-def make_optimizer(model: MarkovTransformer, settings: RunSettings) -> torch.optim.Optimizer:
-    """AdamW or SGD; weight decay on every parameter but those listed in ``no_decay``. AdamW runs
-    PyTorch's fused kernel (the same update as its loop, to float rounding; a few times less CPU on
-    these small tensors)."""
+def make_optimizer(model: MarkovTransformer, settings: RunSettings) -> AdamW | SGD:
+    """AdamW or SGD (the training loop sets each step's rate on ``lr``); weight decay on every parameter
+    but those listed in ``no_decay``. AdamW is PyTorch's fused kernel (the same update as its loop, to float rounding; a
+    few times less CPU on these small tensors), without torch.optim's machinery (optimizers.py)."""
     opt = settings.optimizer
     no_decay = set(opt.no_decay)
     groups = [
-        {"params": [p for n, p in model.named_parameters() if n not in no_decay], "weight_decay": opt.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if n in no_decay], "weight_decay": 0.0},
+        ParameterGroup([p for n, p in model.named_parameters() if n not in no_decay], opt.weight_decay),
+        ParameterGroup([p for n, p in model.named_parameters() if n in no_decay], 0.0),
     ]
     if opt.name == "adamw":
-        return torch.optim.AdamW(groups, lr=opt.lr, betas=tuple(opt.betas), fused=True)
-    return torch.optim.SGD(groups, lr=opt.lr, momentum=opt.momentum, foreach=True)
+        return AdamW(groups, lr=opt.lr, betas=tuple(opt.betas))
+    return SGD(groups, lr=opt.lr, momentum=opt.momentum)
 
 
-def make_schedule(optimizer: torch.optim.Optimizer, settings: RunSettings, steps: int):
-    """One-cycle cosine (warm-up then cosine decay) over the run, or a constant lr."""
-    schedule, lr = settings.schedule, settings.optimizer.lr
-    if schedule.name == "constant":
-        return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
-    return torch.optim.lr_scheduler.OneCycleLR(
-        optimizer,
-        max_lr=lr,
-        # ``horizon``: the cycle spans a longer run than this one (the run stops before it ends).
-        total_steps=max(steps, schedule.horizon or steps, 2),
-        pct_start=schedule.warmup,
-        anneal_strategy="cos",
-        cycle_momentum=False,
-        div_factor=schedule.div_factor,
-        final_div_factor=schedule.final_div_factor,
-    )
-
-
-def optimizer_snapshot(optimizer: torch.optim.Optimizer, model: MarkovTransformer, lr: float) -> dict:
+def optimizer_snapshot(optimizer: AdamW | SGD, model: MarkovTransformer, lr: float) -> dict:
     """AdamW's state after a step, per parameter ``<name>``: ``exp_avg.<name>`` (m),
     ``exp_avg_sq.<name>`` (v), and ``adam_step`` (steps taken, for the bias corrections) and
     ``adam_lr`` (that step's learning rate). Empty for any other optimiser."""
-    if not isinstance(optimizer, torch.optim.AdamW):
+    if not isinstance(optimizer, AdamW):
         return {}
     out, step = {}, 0.0
     for name, param in model.named_parameters():
-        state = optimizer.state[param]  # empty before the first step: m = v = 0
+        state = optimizer.state.get(param, {})  # none before the first step: m = v = 0
         for key in ("exp_avg", "exp_avg_sq"):
             out[f"{key}.{name}"] = state[key].detach().clone() if key in state else torch.zeros_like(param)
         step = float(state.get("step", 0.0))
@@ -175,14 +159,13 @@ def train(
     ckpt_steps = sorted({s for s in settings.checkpoints if s <= steps})
     model = _initial_model(settings, init, seed, name, device)
     optimizer = make_optimizer(model, settings)
-    schedule = make_schedule(optimizer, settings, steps)
+    lrs = schedule_rates(settings, steps)
     train_data = BatchStream(settings.chain, batch, context, stream_seed(seed, _TRAIN), chunk, device)
     test_data = BatchStream(settings.chain, batch, context, stream_seed(seed, _TEST), chunk, device)
 
     # Losses stay on the device until a chunk ends: one host sync per chunk, not per step.
     train_loss = torch.full((steps + 1,), float("nan"), device=device)
     test_loss = torch.full((steps + 1,), float("nan"), device=device)
-    lrs = np.full(steps + 1, np.nan)
     snapshots = []
 
     def evaluate(step):
@@ -205,13 +188,12 @@ def train(
     for start in range(1, steps + 1, chunk):
         stop = min(start + chunk, steps + 1)
         for step in range(start, stop):
-            lrs[step] = schedule.get_last_lr()[0]
+            optimizer.lr = float(lrs[step])
             loss = model.loss(*next(train_data))
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
             perturb_module(model, f"transformer/{name}/step{step}")  # ensembles only: rounding noise of each step
-            schedule.step()
             train_loss[step] = loss.detach()
             evaluate(step)
         window = torch.arange(start, stop)
