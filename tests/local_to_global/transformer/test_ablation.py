@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 import torch
 
-from replication.papers.local_to_global.transformer.ablation import ablation_table, alignment_table, build_two_symbol
+from replication.papers.local_to_global.transformer.ablation import ablation_table, alignment_table
+from replication.papers.local_to_global.transformer.ablation_model import build_two_symbol
 from replication.papers.local_to_global.transformer.ablation_variants import variant_settings
 from replication.papers.local_to_global.transformer.model import MarkovTransformer, TransformerConfig
 from replication.papers.local_to_global.transformer.schedule import schedule_rates

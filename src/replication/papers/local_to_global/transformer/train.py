@@ -114,7 +114,7 @@ def _initial_model(settings: RunSettings, init: str, seed: int, name: str, devic
     parameters) from the seed's init stream, then moved (and, in an ensemble member, perturbed)."""
     generator = torch.Generator().manual_seed(stream_seed(seed, _INIT))
     if settings.embedding == "two_symbol":
-        from .ablation import build_two_symbol  # the authors' vocabulary-2 embedding (Fig. 3 ablation)
+        from .ablation_model import build_two_symbol  # the authors' vocabulary-2 embedding (Fig. 3 ablation)
 
         model = build_two_symbol(settings, generator)
     else:
