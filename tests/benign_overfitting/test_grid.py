@@ -4,14 +4,17 @@ import numpy as np
 import pytest
 
 from helpers import bo_model, schema_defaults, shared_scope
-from replication.papers.benign_overfitting.grid import (
-    GRID_COLUMNS,
+from replication.papers.benign_overfitting.grid import GRID_COLUMNS, run_cells
+from replication.papers.benign_overfitting.settings import (
+    Cell,
+    GridSettings,
+    Range,
+    RunSettings,
     axis_values,
     grid_cells,
-    run_cells,
+    settings,
     shards,
 )
-from replication.papers.benign_overfitting.settings import Cell, GridSettings, Range, RunSettings, settings
 
 REQUIRED = [
     "d",

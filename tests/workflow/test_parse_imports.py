@@ -1,6 +1,7 @@
 """What the workflow imports while it parses, which every Snakemake start pays for (each dry run, each
 `make` command, each cluster job and its step): the project's modules that its files import, and
-none of them may pull in torch or the plotting stack (torch alone costs about 2 CPU-s a start)."""
+none of them may pull in torch, numba or the plotting stack (torch alone costs about 2 CPU-s a start,
+numba 0.2)."""
 
 import os
 import re
@@ -11,7 +12,7 @@ import pytest
 
 from helpers import ROOT
 
-HEAVY = ("torch", "seaborn", "matplotlib")
+HEAVY = ("torch", "seaborn", "matplotlib", "numba")
 IMPORT = re.compile(r"^from (replication[\w.]*) import|^import (replication[\w.]*)", re.MULTILINE)
 # They read the workflow's files and import in child processes, where no mutant reaches; mutmut's copy
 # of the checkout lacks the rule files under src/.
@@ -34,7 +35,7 @@ def test_the_workflow_imports_project_modules_as_parsing_does():
     modules = parse_time_modules()
     # The rule files of both papers are read, and the module of the ablation's variants among them.
     assert "replication.papers.local_to_global.transformer.ablation_variants" in modules
-    assert "replication.papers.benign_overfitting.grid" in modules and len(modules) > 15
+    assert "replication.papers.benign_overfitting.settings" in modules and len(modules) > 15
 
 
 def heavy_imports(modules: list[str]) -> list[str]:

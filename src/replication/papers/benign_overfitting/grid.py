@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import product
 
 import numpy as np
 import pandas as pd
@@ -11,7 +10,7 @@ import pandas as pd
 from . import metrics
 from .data import IRRELEVANT, RELEVANT, WEAK_OPPOSITE, cell_seed, sample_gram_data, train_test_generators
 from .model import logistic_loss
-from .settings import GridSettings, Range, RunSettings
+from .settings import RunSettings
 from .train import GramProblem, evaluate, outputs, project_test_set, stack, train_gram
 
 GRID_COLUMNS = [
@@ -36,23 +35,6 @@ GRID_COLUMNS = [
     "noisy_on_irrelevant",
     "clean_on_relevant",
 ]
-
-
-def axis_values(spec: Range) -> list[float]:
-    """start, start + step, ..., stop (inclusive)."""
-    count = int(round((spec.stop - spec.start) / spec.step)) + 1
-    return [spec.start + k * spec.step for k in range(count)]
-
-
-def grid_cells(settings: GridSettings) -> list[tuple[int, float, int]]:
-    """Every (d, ||mu||, seed) of the grid, in a fixed order."""
-    dims = [int(d) for d in axis_values(settings.dims)]
-    norms = [float(m) for m in axis_values(settings.signal_norms)]
-    return [(d, m, int(seed)) for d, m, seed in product(dims, norms, settings.seeds)]
-
-
-def shards(cells: list, shard_size: int) -> list[list]:
-    return [cells[k : k + shard_size] for k in range(0, len(cells), shard_size)]
 
 
 def cell_problem(d: int, signal_norm: float, seed: int, model: RunSettings):

@@ -22,8 +22,8 @@ from replication.command_line import command_parser
 from replication.config import validate_config  # noqa: E402
 from replication.papers.benign_overfitting import model  # noqa: E402
 from replication.papers.benign_overfitting.data import head, sample_dataset  # noqa: E402
-from replication.papers.benign_overfitting.grid import grid_cells, run_cells  # noqa: E402
-from replication.papers.benign_overfitting.settings import settings  # noqa: E402
+from replication.papers.benign_overfitting.grid import run_cells  # noqa: E402
+from replication.papers.benign_overfitting.settings import grid_cells, settings  # noqa: E402
 from replication.papers.benign_overfitting.train import GramProblem, stack, train_gram  # noqa: E402
 from replication.paths import PROJECT_ROOT  # noqa: E402
 

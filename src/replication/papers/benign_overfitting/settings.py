@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import product
 
 from replication.settings import from_mapping
 
@@ -69,6 +70,25 @@ class GridSettings:
     steps: int
     seeds: tuple[int, ...]
     shard_size: int
+
+
+# The grid's cells from its settings: pure Python, so the workflow reads them without the trainer's
+# numba import (every Snakemake start parses the rules).
+def axis_values(spec: Range) -> list[float]:
+    """start, start + step, ..., stop (inclusive)."""
+    count = int(round((spec.stop - spec.start) / spec.step)) + 1
+    return [spec.start + k * spec.step for k in range(count)]
+
+
+def grid_cells(settings: GridSettings) -> list[tuple[int, float, int]]:
+    """Every (d, ||mu||, seed) of the grid, in a fixed order."""
+    dims = [int(d) for d in axis_values(settings.dims)]
+    norms = [float(m) for m in axis_values(settings.signal_norms)]
+    return [(d, m, int(seed)) for d, m, seed in product(dims, norms, settings.seeds)]
+
+
+def shards(cells: list, shard_size: int) -> list[list]:
+    return [cells[k : k + shard_size] for k in range(0, len(cells), shard_size)]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 # (Figs. 2, 3), the d x ||mu|| grid in shards (Figs. 4-6, accuracy), then the claims table.
 # The grid merge and the figure rules are localrules: on a cluster they run in the driver (seconds each).
 from replication.papers import benign_overfitting
-from replication.papers.benign_overfitting.grid import grid_cells, shards
+from replication.papers.benign_overfitting.settings import grid_cells, shards
 
 BO = SETTINGS["benign_overfitting"]  # the paper's settings, built once (common.smk)
 BO_PAPER = benign_overfitting.PAPER
