@@ -1,7 +1,7 @@
 """What the workflow imports while it parses, which every Snakemake start pays for (each dry run, each
 `make` command, each cluster job and its step): the project's modules that its files import, and
-none of them may pull in torch, numba or the plotting stack (torch alone costs about 2 CPU-s a start,
-numba 0.2)."""
+none of them may pull in torch, numba, scipy or the plotting stack (torch alone costs about 2 CPU-s a
+start, scipy.special 0.18, numba 0.2)."""
 
 import os
 import re
@@ -12,7 +12,7 @@ import pytest
 
 from helpers import ROOT
 
-HEAVY = ("torch", "seaborn", "matplotlib", "numba")
+HEAVY = ("torch", "seaborn", "matplotlib", "numba", "scipy")
 IMPORT = re.compile(r"^from (replication[\w.]*) import|^import (replication[\w.]*)", re.MULTILINE)
 # They read the workflow's files and import in child processes, where no mutant reaches; mutmut's copy
 # of the checkout lacks the rule files under src/.

@@ -8,9 +8,18 @@ closed-form optimum the population loss is a function ``F(D)`` of the gap alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
-from scipy.special import expit, log_expit
+
+
+@cache
+def _special():
+    """scipy.special, imported at first use: the workflow builds chains from the config while it
+    parses, which every Snakemake start pays for (0.18 CPU-s)."""
+    import scipy.special
+
+    return scipy.special
 
 
 def binary_entropy(x: float) -> float:
@@ -75,6 +84,7 @@ class MarkovChain:
         p, q = self.p, self.q
         z0 = self.optimal_offset(gap)
         z1 = np.asarray(gap, dtype=float) + z0
+        log_expit = _special().log_expit
         return -pi1 * ((1 - q) * log_expit(z1) + q * log_expit(-z1)) - pi0 * (
             p * log_expit(z0) + (1 - p) * log_expit(-z0)
         )
@@ -100,7 +110,7 @@ class MarkovChain:
         return self._slope(z1), self._curvature(z0, z1)
 
     def _slope(self, z1):
-        return self.stationary[1] * (expit(z1) - (1 - self.q))
+        return self.stationary[1] * (_special().expit(z1) - (1 - self.q))
 
     def _curvature(self, z0, z1):
         pi0, pi1 = self.stationary
