@@ -143,7 +143,7 @@ def test_the_runs_updates_and_rates_are_torch_optims_bit_for_bit(optimizer, sche
     for step, (x, y) in enumerate(batches, start=1):
         run.lr = float(rates[step])
         loss = ours.loss(x, y)
-        run.zero_grad(set_to_none=True)
+        run.zero_grad()
         loss.backward()
         run.step()
     assert rates[1:].tolist() == expected_rates

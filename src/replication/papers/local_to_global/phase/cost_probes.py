@@ -104,7 +104,7 @@ def phase_step(transformer, phase):
 
     def step():
         loss = model.loss(x, y)
-        optimizer.zero_grad(set_to_none=True)
+        optimizer.zero_grad()
         loss.backward()
         optimizer.step()
 

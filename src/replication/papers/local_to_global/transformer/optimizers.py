@@ -27,7 +27,8 @@ class AdamW:
         self.groups, self.lr, self.betas, self.eps = groups, lr, tuple(betas), eps
         self.state: dict[torch.Tensor, dict[str, torch.Tensor]] = {}
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
+    def zero_grad(self) -> None:
+        """Every gradient to None, as torch.optim does by default."""
         for group in self.groups:
             for param in group.params:
                 param.grad = None
@@ -96,8 +97,8 @@ class SGD:
     def momentum(self) -> float:
         return self._sgd.param_groups[0]["momentum"]
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        self._sgd.zero_grad(set_to_none=set_to_none)
+    def zero_grad(self) -> None:
+        self._sgd.zero_grad(set_to_none=True)
 
     def step(self) -> None:
         self._sgd.step()

@@ -190,7 +190,7 @@ def train(
         for step in range(start, stop):
             optimizer.lr = float(lrs[step])
             loss = model.loss(*next(train_data))
-            optimizer.zero_grad(set_to_none=True)
+            optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             perturb_module(model, f"transformer/{name}/step{step}")  # ensembles only: rounding noise of each step
