@@ -40,8 +40,8 @@ def check_theory(config: dict) -> None:
 
 
 def check_schedule(config: dict) -> None:
-    """The one-cycle schedule (OneCycleLR's formula, transformer/schedule.py) divides by (warmup x total steps - 1): a
-    warm-up of exactly one step fails."""
+    """The one-cycle schedule (OneCycleLR's formula, transformer/schedule.py) divides by
+    (warmup x total steps - 1): a warm-up of exactly one step fails."""
     transformer = config.get("local_to_global", {}).get("transformer", {})
     schedule = transformer.get("schedule", {})
     if schedule.get("name") != "onecycle" or "warmup" not in schedule:

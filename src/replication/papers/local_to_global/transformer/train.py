@@ -58,8 +58,9 @@ def make_model(settings: RunSettings) -> MarkovTransformer:
 
 def make_optimizer(model: MarkovTransformer, settings: RunSettings) -> AdamW | SGD:
     """AdamW or SGD (the training loop sets each step's rate on ``lr``); weight decay on every parameter
-    but those listed in ``no_decay``. AdamW is PyTorch's fused kernel (the same update as its loop, to float rounding; a
-    few times less CPU on these small tensors), without torch.optim's machinery (optimizers.py)."""
+    but those listed in ``no_decay``. AdamW is PyTorch's fused kernel (the same update as its loop, to
+    float rounding; a few times less CPU on these small tensors), without torch.optim's machinery
+    (optimizers.py)."""
     opt = settings.optimizer
     no_decay = set(opt.no_decay)
     groups = [
