@@ -18,6 +18,7 @@ from replication.config import validate_config
 from replication.errors import ConfigError
 from replication.papers.local_to_global.markov import MarkovChain
 from replication.papers.local_to_global.transformer import attention_kernels, fast_attention
+from replication.papers.local_to_global.transformer.attention import attend, embed, sdpa_attention
 from replication.papers.local_to_global.transformer.fast_attention import binary_token_attention
 from replication.papers.local_to_global.transformer.model import INITS, MarkovTransformer, TransformerConfig, initialise
 from replication.papers.local_to_global.transformer.settings import run_settings
@@ -185,7 +186,8 @@ def test_positional_scores_beyond_the_exponent_range_stay_exact():
 
 def test_a_query_whose_weights_underflow_falls_back_to_the_general_kernel():
     """A symbol-1 query whose keys all carry a factor exp(c_i - max c) below float32's range (here e^-200):
-    the fast path declines (None) and the model's output is the general kernel's, exactly."""
+    the fast path declines (None) and the model's output is the general kernel's, exactly; so is the
+    attention inside the loss, which asks the path for it without the embeddings."""
     model = _fallback_model()
     with torch.no_grad():
         model.W_Q.copy_(torch.eye(8))
@@ -198,6 +200,10 @@ def test_a_query_whose_weights_underflow_falls_back_to_the_general_kernel():
     assert binary_token_attention(tokens, model.e, model.p, model.W_Q, model.W_K, model.W_V) is None
     assert torch.isfinite(model(tokens)).all()
     assert torch.equal(model(tokens), _sdpa_copy(model)(tokens))
+    sdpa_output = sdpa_attention(tokens, embed(model._parameters, tokens), model._parameters)
+    assert torch.equal(attend("fast", tokens, None, model._parameters), sdpa_output)
+    targets = _tokens(2, 16, seed=1)[:, :-1]
+    torch.testing.assert_close(model.loss(tokens, targets), _sdpa_copy(model).loss(tokens, targets))
 
 
 @pytest.mark.heavy

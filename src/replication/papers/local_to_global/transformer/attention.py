@@ -38,10 +38,18 @@ def sdpa_attention(tokens: torch.Tensor, x: torch.Tensor, P: Parameters) -> torc
     return F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1)
 
 
-def fast_kernel_attention(tokens: torch.Tensor, x: torch.Tensor, P: Parameters) -> torch.Tensor:
-    """The binary-token kernel; the general kernel where its scores leave the exponent range."""
+def embed(parameters: Parameters, tokens: torch.Tensor) -> torch.Tensor:
+    """x_n = t_n e + p_n (B, T, d): the token and positional embeddings."""
+    return tokens.unsqueeze(-1).to(parameters["e"].dtype) * parameters["e"] + parameters["p"][: tokens.shape[-1]]
+
+
+def fast_kernel_attention(tokens: torch.Tensor, x: torch.Tensor | None, P: Parameters) -> torch.Tensor:
+    """The binary-token kernel, which reads the parameters, not ``x``; the general kernel where its
+    scores leave the exponent range (with the embeddings computed then if ``x`` is None)."""
     out = binary_token_attention(tokens, P["e"], P["p"], P["W_Q"], P["W_K"], P["W_V"])
-    return sdpa_attention(tokens, x, P) if out is None else out
+    if out is None:
+        return sdpa_attention(tokens, embed(P, tokens) if x is None else x, P)
+    return out
 
 
 def explicit_attention(tokens: torch.Tensor, x: torch.Tensor, W_Q, W_K, W_V) -> torch.Tensor:
@@ -116,10 +124,14 @@ PATHS: dict[str, Callable[[torch.Tensor, torch.Tensor, Parameters], torch.Tensor
 }
 
 
-def attend(attention: str, tokens: torch.Tensor, x: torch.Tensor, parameters: Parameters) -> torch.Tensor:
-    """The attention path ``attention`` (one of ``PATHS``) of the embeddings ``x`` (B, T, d) of ``tokens``."""
+def attend(attention: str, tokens: torch.Tensor, x: torch.Tensor | None, parameters: Parameters) -> torch.Tensor:
+    """The attention path ``attention`` (one of ``PATHS``) of the embeddings ``x`` (B, T, d) of ``tokens``;
+    with ``x`` None they are computed here, where the path reads them (the fast path does not, and
+    the fused loss needs none: a training step then builds no (B, T, d) tensor it would not read)."""
     try:
         path = PATHS[attention]
     except KeyError:
         raise ValueError(f"unknown attention {attention!r}; allowed: {', '.join(PATHS)}") from None
+    if x is None and attention != "fast":
+        x = embed(parameters, tokens)
     return path(tokens, x, parameters)

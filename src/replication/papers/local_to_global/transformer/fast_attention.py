@@ -71,17 +71,20 @@ class ScoresOutOfRange(ArithmeticError):
 
 def _row_blocks(pair: torch.Tensor) -> tuple[torch.Tensor, list[tuple]]:
     """Rows sorted by (group pair, position) and cut into blocks of at most BLOCK_ROWS rows of one pair:
-    (start, stop, pair, first position, width = last position + 1, positions (1, rows))."""
+    (start, stop, pair, first position, width = last position + 1, positions (1, rows)); on the CPU the
+    positions are also a NumPy array (the exponential's kernel takes them), elsewhere None."""
     length = pair.shape[0]
     order = torch.argsort(pair * length + torch.arange(length, device=pair.device))
     counts = torch.bincount(pair, minlength=4).tolist()
     positions = order.unsqueeze(0)
     ends = order.tolist()
+    positions_array = order.numpy() if order.device.type == "cpu" else None
     blocks, first = [], 0
     for group_pair, count in enumerate(counts):
         for start in range(first, first + count, BLOCK_ROWS):
             stop = min(start + BLOCK_ROWS, first + count)
-            blocks.append((start, stop, group_pair, ends[start], ends[stop - 1] + 1, positions[:, start:stop]))
+            array = None if positions_array is None else positions_array[start:stop]
+            blocks.append((start, stop, group_pair, ends[start], ends[stop - 1] + 1, positions[:, start:stop], array))
         first += count
     return order, blocks
 
@@ -99,13 +102,14 @@ def _block_products(queries, key, rhs, blocks, keep):
     bound = torch.linalg.vector_norm(queries, dim=1) * torch.linalg.vector_norm(key, dim=1).max()
     shifted_queries = torch.cat((queries, -bound.unsqueeze(1)), 1).T.contiguous()  # (d + 1, T)
     key_rows = torch.cat((key, torch.ones_like(key[:, :1])), 1)
-    block_bounds = torch.stack([bound[start:stop].max() for start, stop, *_ in blocks]).tolist()
+    bounds = bound.cpu().numpy()  # one transfer; a maximum is exact in either library
+    block_bounds = [bounds[start:stop].max() for start, stop, *_ in blocks]
     fused_exp = queries.device.type == "cpu" and queries.dtype == torch.float32
-    for (start, stop, group_pair, first, width, positions), largest in zip(blocks, block_bounds):
+    for (start, stop, group_pair, first, width, positions, positions_array), largest in zip(blocks, block_bounds):
         if largest <= SHIFT_BOUND_LIMIT:
             weights = torch.mm(key_rows[:width], shifted_queries[:, start:stop])  # entries <= 0 (up to rounding)
             if fused_exp:
-                causal_exp(positions[0].numpy(), weights.numpy())
+                causal_exp(positions_array, weights.numpy())
             else:
                 weights.exp_()  # entries in (0, 1]
                 if width > first:  # the causal mask touches only the keys past the block's first position
@@ -126,13 +130,17 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
     grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
     grad_rhs = {group_pair: torch.zeros_like(matrix) for group_pair, matrix in rhs.items()}
     on_cpu = queries.device.type == "cpu"
-    for (start, stop, group_pair, _, width, _), weights in zip(blocks, probabilities):
+    if on_cpu:  # NumPy views for the kernel, taken once: slicing them costs a fraction of a tensor's slice
+        queries_t, key_array = queries.T.contiguous().numpy(), key.numpy()
+        grad_queries_array, grad_key_array = grad_queries.numpy(), grad_key.numpy()
+    for (start, stop, group_pair, _, width, *_), weights in zip(blocks, probabilities):
         grad = grad_sums[:, start:stop]
         grad_rhs[group_pair][:, :width].addmm_(grad, weights.T)
         grad_weights = torch.mm(rhs[group_pair][:, :width].T, grad)  # (keys, rows)
         if on_cpu:  # one pass over the block for both products (two GEMMs with d columns read it twice)
-            operands = (grad_weights, weights, key, queries[start:stop].T.contiguous(), grad_queries[start:stop])
-            score_gradients(*(t.detach().numpy() for t in (*operands, grad_key)))
+            block_queries_t = np.ascontiguousarray(queries_t[:, start:stop])
+            arrays = (grad_weights.numpy(), weights.numpy(), key_array, block_queries_t, grad_queries_array[start:stop])
+            score_gradients(*arrays, grad_key_array)
             continue
         grad_scores = grad_weights.mul_(weights)
         torch.mm(grad_scores.T, key[:width], out=grad_queries[start:stop])

@@ -131,7 +131,8 @@ def _tile_backward(attended, tokens, e, W_O, W_1, readout, width, zero, residual
 def _loss_pass(attended, symbols, positional, e, W_O, W_1, readout, bias, scale, with_grad, grads, grad_b):
     """The mean loss over every position (float64 sum) of ``attended`` (d, B N) and ``symbols``
     (2, B N: tokens, targets); with ``with_grad`` also every gradient of the mean: the attention
-    output's and positional embeddings' into the first two ``grads`` (zeroed), then the weights'."""
+    output's into the first of ``grads`` (every entry written), the positional embeddings' and then
+    the weights' added to the others (zeroed)."""
     d, columns = attended.shape
     length = positional.shape[1]
     attended_tile, positional_tile, residual = (
@@ -179,7 +180,10 @@ class _FusedLoss(torch.autograd.Function):
         d, length = e.shape[0], tokens.shape[1]
         operands = (layout.view(d, -1), torch.stack((tokens, targets)).view(2, -1), p[:length].T.contiguous())
         operands += (e, W_O, W_1, readout)
-        grads = tuple(torch.zeros_like(t) for t in (operands[0], operands[2], e, *operands[3:]))
+        if with_grad:  # the attention output's gradient is written in full, the others are sums
+            grads = (torch.empty_like(operands[0]), *(torch.zeros_like(t) for t in (operands[2], e, *operands[3:])))
+        else:  # never read: empty arrays of the same kinds, so that one compiled pass serves both
+            grads = tuple(t.new_empty((0,) * t.dim()) for t in (operands[0], operands[2], e, *operands[3:]))
         grad_b = torch.zeros_like(b)
         scale = torch.full((1,), 1.0 / tokens.numel(), dtype=e.dtype)
         arrays = [t.detach().numpy() for t in (*operands, b, scale)]

@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from . import ATTENTIONS, INITS  # listed once, in the config schema
-from .attention import Parameters, attend
+from .attention import Parameters, attend, embed
 from .fused_loss import fused_loss
 
 
@@ -93,18 +93,13 @@ def logits(parameters: Parameters, tokens: torch.Tensor, attention: str) -> torc
     return x @ P["e"] + P["b"]
 
 
-def embed(parameters: Parameters, tokens: torch.Tensor) -> torch.Tensor:
-    """x_n = t_n e + p_n (B, T, d): the token and positional embeddings."""
-    return tokens.unsqueeze(-1).to(parameters["e"].dtype) * parameters["e"] + parameters["p"][: tokens.shape[-1]]
-
-
 def loss(parameters: Parameters, x: torch.Tensor, y: torch.Tensor, attention: str) -> torch.Tensor:
     """Mean binary cross-entropy (nats) of the next-symbol predictions ``logits`` makes for ``y``.
 
     With the fast attention on the CPU, the same function with everything after the attention fused
     into one pass that also computes its gradients (fused_loss.py): an implementation detail."""
     if attention == "fast" and x.device.type == "cpu":
-        return fused_loss(parameters, x, y, attend(attention, x, embed(parameters, x), parameters))
+        return fused_loss(parameters, x, y, attend(attention, x, None, parameters))
     return F.binary_cross_entropy_with_logits(logits(parameters, x, attention), y.to(parameters["e"].dtype))
 
 
