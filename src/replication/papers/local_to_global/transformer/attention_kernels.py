@@ -12,13 +12,31 @@ import numpy as np
 
 @numba.njit(cache=True, fastmath=True)
 def score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_key):
-    """dS = E * dE (keys, rows); grad_queries = dS^T key (rows, d); grad_key[:keys] += dS queries_t^T."""
+    """dS = E * dE (keys, rows); grad_queries = dS^T key (rows, d); grad_key[:keys] += dS queries_t^T.
+    Two keys a pass: each pass over a row of the queries' sums reads and writes it once for both."""
     keys, rows = weights.shape
     d = key.shape[1]
     accumulated = np.zeros((d, rows), dtype=grad_queries.dtype)
     scores = np.empty(rows, dtype=grad_queries.dtype)
+    others = np.empty(rows, dtype=grad_queries.dtype)
     zero = np.zeros(1, dtype=grad_queries.dtype)[0]  # sums in the blocks' own precision
-    for i in range(keys):
+    i = 0
+    while i + 2 <= keys:
+        for r in range(rows):
+            scores[r] = grad_weights[i, r] * weights[i, r]
+            others[r] = grad_weights[i + 1, r] * weights[i + 1, r]
+        for k in range(d):
+            first, second = key[i, k], key[i + 1, k]
+            total, other_total = zero, zero
+            row, query = accumulated[k], queries_t[k]
+            for r in range(rows):
+                row[r] += scores[r] * first + others[r] * second
+                total += scores[r] * query[r]
+                other_total += others[r] * query[r]
+            grad_key[i, k] += total
+            grad_key[i + 1, k] += other_total
+        i += 2
+    if i < keys:
         for r in range(rows):
             scores[r] = grad_weights[i, r] * weights[i, r]
         for k in range(d):

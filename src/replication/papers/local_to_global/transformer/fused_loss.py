@@ -78,53 +78,81 @@ def _tile_forward(attended, tokens, positional, e, W_O, W_1, readout, width, zer
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
-def _tile_backward(attended, tokens, e, W_O, W_1, readout, width, zero, residual, hidden, dz, grads):
+def _add_dots(row, rows, width, zero, totals):
+    """totals[k] += sum_r row[r] rows[k, r] for r < width: four rows of ``rows`` a pass over ``row``."""
+    count = rows.shape[0]
+    k = 0
+    while k + 4 <= count:
+        t0, t1, t2, t3 = zero, zero, zero, zero
+        r0, r1, r2, r3 = rows[k], rows[k + 1], rows[k + 2], rows[k + 3]
+        for r in range(width):
+            v = row[r]
+            t0 += v * r0[r]
+            t1 += v * r1[r]
+            t2 += v * r2[r]
+            t3 += v * r3[r]
+        totals[k] += t0
+        totals[k + 1] += t1
+        totals[k + 2] += t2
+        totals[k + 3] += t3
+        k += 4
+    while k < count:
+        total, source = zero, rows[k]
+        for r in range(width):
+            total += row[r] * source[r]
+        totals[k] += total
+        k += 1
+
+
+@numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
+def _add_rows(out, coefficients, rows, width):
+    """out[r] += sum_k coefficients[k] rows[k, r] for r < width: four rows a pass over ``out``."""
+    count = coefficients.shape[0]
+    k = 0
+    while k + 4 <= count:
+        c0, c1, c2, c3 = coefficients[k], coefficients[k + 1], coefficients[k + 2], coefficients[k + 3]
+        r0, r1, r2, r3 = rows[k], rows[k + 1], rows[k + 2], rows[k + 3]
+        for r in range(width):
+            out[r] += (c0 * r0[r] + c1 * r1[r]) + (c2 * r2[r] + c3 * r3[r])
+        k += 4
+    while k < count:
+        c, source = coefficients[k], rows[k]
+        for r in range(width):
+            out[r] += c * source[r]
+        k += 1
+
+
+@numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
+def _tile_backward(attended, tokens, e, W_O_t, W_1_t, readout, width, zero, residual, hidden, dz, grads):
     """The gradients of one tile, given the logits' ``dz``: the weights' accumulated into ``grads``
     (e through x, e through the readout, W_O, W_1, W_2 through the readout); x's gradient (also the
-    positional embeddings') replaces ``residual``, the attention output's replaces ``attended``."""
+    positional embeddings') replaces ``residual``, the attention output's replaces ``attended``.
+    ``W_O_t`` and ``W_1_t`` are the transposed weights (contiguous columns)."""
     grad_e, grad_e_readout, grad_W_O, grad_W_1, grad_hidden_sum = grads
     d = residual.shape[0]
-    for k in range(d):  # <x, e>: e's gradient (the token embedding's share comes below)
+    _add_dots(dz, residual, width, zero, grad_e_readout)  # <x, e>: e's gradient (the token's share below)
+    for h in range(hidden.shape[0]):  # ReLU(W_1 x) -> its gradient readout[h] dz where W_1 x > 0
         total = zero
+        row = hidden[h]
         for r in range(width):
-            total += dz[r] * residual[k, r]
-        grad_e_readout[k] += total
-    for h in range(W_1.shape[0]):  # ReLU(W_1 x) -> its gradient readout[h] dz where W_1 x > 0
-        total = zero
-        for r in range(width):
-            active = max(hidden[h, r], zero)
+            active = max(row[r], zero)
             total += dz[r] * active
-            hidden[h, r] = readout[h] * dz[r] if active > zero else zero
+            row[r] = readout[h] * dz[r] if active > zero else zero
         grad_hidden_sum[h] += total
-        for k in range(d):
-            total = zero
-            for r in range(width):
-                total += hidden[h, r] * residual[k, r]
-            grad_W_1[h, k] += total
+        _add_dots(row, residual, width, zero, grad_W_1[h])
     for k in range(d):  # the residual stream's gradient replaces it
+        row = residual[k]
         for r in range(width):
-            residual[k, r] = e[k] * dz[r]
-        for h in range(W_1.shape[0]):
-            weight = W_1[h, k]
-            for r in range(width):
-                residual[k, r] += weight * hidden[h, r]
+            row[r] = e[k] * dz[r]
+        _add_rows(row, W_1_t[k], hidden, width)
+    _add_dots(tokens[0], residual, width, zero, grad_e)
     for k in range(d):
-        total = zero
-        for r in range(width):
-            total += residual[k, r] * tokens[0, r]
-        grad_e[k] += total
-        for j in range(d):
-            total = zero
-            for r in range(width):
-                total += residual[k, r] * attended[j, r]
-            grad_W_O[k, j] += total
+        _add_dots(residual[k], attended, width, zero, grad_W_O[k])
     for j in range(d):
+        row = attended[j]
         for r in range(width):
-            attended[j, r] = zero
-        for k in range(d):
-            weight = W_O[k, j]
-            for r in range(width):
-                attended[j, r] += weight * residual[k, r]
+            row[r] = zero
+        _add_rows(row, W_O_t[j], residual, width)
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
@@ -145,6 +173,7 @@ def _loss_pass(attended, symbols, positional, e, W_O, W_1, readout, bias, scale,
     zero = np.zeros(1, dtype=e.dtype)[0]  # typed constants: float32 stays float32 (a literal is a float64)
     one = zero + 1
     loss, bias_total = 0.0, 0.0
+    W_O_t, W_1_t = np.ascontiguousarray(W_O.T), np.ascontiguousarray(W_1.T)
     for start in range(0, columns, length):  # one batch element, then tiles of its positions
         for n0 in range(0, length, TILE):
             width = min(TILE, length - n0)
@@ -161,7 +190,7 @@ def _loss_pass(attended, symbols, positional, e, W_O, W_1, readout, bias, scale,
                 logits[r] = ((one if logit >= 0 else tail) / (one + tail) - target) * scale[0]
                 bias_total += logits[r]
             if with_grad:
-                backward = (attended_tile, symbol_tile, e, W_O, W_1, readout, width, zero)
+                backward = (attended_tile, symbol_tile, e, W_O_t, W_1_t, readout, width, zero)
                 _tile_backward(*backward, residual, hidden, logits, grads[2:])
                 _copy_columns(attended_tile, start + n0, width, grads[0], False, False)
                 _copy_columns(residual, n0, width, grads[1], False, True)
