@@ -223,12 +223,13 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
         matrix = value.new_empty(2 * (d + 1) * (batch + 1), length)
         right_hand_side(*columns, _groups(group_pair), matrix.view(2, d + 1, batch + 1, length).numpy())
         rhs[group_pair] = matrix
-    sorted_queries = queries.index_select(0, order)
+    sorted_rows = len(pairs) > 1  # with one group pair the order is the positions' own
+    sorted_queries = queries.index_select(0, order) if sorted_rows else queries
     keep = ctx.keep
     sums, probabilities = _block_products(sorted_queries, key, rhs, blocks, keep)
-    sorted_rows = len(pairs) > 1
-    rank = torch.empty_like(order).index_copy_(0, order, torch.arange(length, device=order.device))
+    rank = None
     if sorted_rows:
+        rank = torch.empty_like(order).index_copy_(0, order, torch.arange(length, device=order.device))
         sums = sums.index_select(1, rank)
     sums = sums.view(2, d + 1, batch + 1, length)
 
@@ -240,7 +241,8 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
     light_weight = torch.exp((1 - 2 * group) * beta)
     heavy_weight = 1 - light_weight
     totals = sums[:, :, batch]  # (2, d + 1, T)
-    mix = (light_weight * (2 * group - 1)).unsqueeze(1) * shift.unsqueeze(1)  # a: (2, d, T)
+    mix_weight = light_weight * (2 * group - 1)
+    mix = mix_weight.unsqueeze(1) * shift.unsqueeze(1)  # a: (2, d, T)
     offset = light_weight.unsqueeze(1) * torch.addcmul(
         totals[:, :d], ((1 - group) * totals[:, d]).unsqueeze(1), shift.unsqueeze(1)
     )
@@ -255,6 +257,7 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
         ctx.blocks, ctx.probabilities, ctx.rhs, ctx.value_t = blocks, probabilities, rhs, value_t
         ctx.sorted_rows = sorted_rows
         ctx.core = (sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out)
+        ctx.weights = (heavy_weight, mix_weight, mix)
     return out.permute(1, 2, 0)  # (B, T, d)
 
 
@@ -263,9 +266,7 @@ def _attention_backward(ctx, grad_out):
     batch, length = is_one.shape
     d = key.shape[1]
     totals = sums[:, :, batch]
-    heavy_weight = 1 - light_weight
-    mix_weight = light_weight * (2 * group - 1)
-    mix = mix_weight.unsqueeze(1) * shift.unsqueeze(1)
+    heavy_weight, mix_weight, mix = ctx.weights
     # The gradient of the numerator is grad * scale: each query's in its own symbol's slot, 0 in the other.
     # combine_backward: the heavy sums' (batch columns) and, per row, those of (1 - lambda), c_a, a, c_v.
     grad = grad_out.permute(2, 0, 1).contiguous()  # (d, B, T): a view of the fused loss's gradient
@@ -295,7 +296,7 @@ def _attention_backward(ctx, grad_out):
     grad_sorted, grad_key, grad_rhs = _block_products_backward(
         grad_sums, sorted_queries, key, ctx.rhs, ctx.blocks, ctx.probabilities
     )
-    grad_queries = grad_sorted.index_select(0, rank)
+    grad_queries = grad_sorted.index_select(0, rank) if ctx.sorted_rows else grad_sorted
 
     # rhs[pair] = (R_{h0}, gamma R_{h1}); R_h = mask_h * [value (+ u for h = 1 in the batch columns), 1]
     grad_value, grad_columns_shift, grad_gamma = (torch.zeros_like(t) for t in (ctx.value_t, shift, gamma))
