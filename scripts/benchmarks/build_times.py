@@ -10,7 +10,9 @@ Each step runs as its command does: the builds through ``replication.pipeline_ru
 scratch tree, one after the other (the plateau reads the phase grid); the tests as the README
 gives them. Per step: wall time, CPU time of every process it started (user + system,
 ``resource.getrusage`` of the children), the load average before it and the CPU time other work
-took meanwhile (the machine's busy time in /proc/stat less the step's own), and for a build its
+took meanwhile (the machine's busy time in /proc/stat less the step's own), the machine's
+single-core float32 GEMM rate just before it (``replication.measurements.gemm_rate``: how fast the
+machine was then, which times from other machines or days compare through), and for a build its
 jobs per rule with their CPU time from Snakemake's benchmark files. ``--write PATH`` writes
 ``PATH.json`` (read by ``replication.cost`` for ``make cost`` and by the README's and docs' tests)
 and ``PATH.md`` (the same in words, included by docs/performance.md); steps measured before and
@@ -143,7 +145,8 @@ def describe(name: str, step: dict) -> list[str]:
         f"`{typed}` {start} ({what}): **{step['wall_s'] / 60:.1f} min wall, {step['cpu_s'] / 60:.1f} CPU-min** "
         f"(user {step['user_s']:.0f} s, system {step['sys_s']:.0f} s)",
         f"  {step['date']}, {step['cpu_model']}, {step['cpus']} CPUs; meanwhile other work took "
-        f"{step['others_cpu_s']:.0f} CPU-s ({share:.0%} of the machine), load average {step['load_before']:.2f} before",
+        f"{step['others_cpu_s']:.0f} CPU-s ({share:.0%} of the machine), load average {step['load_before']:.2f} before"
+        + (f", single-core GEMM {step['gemm_gflops']:.0f} GFLOP/s" if "gemm_gflops" in step else ""),
     ]
 
 
@@ -171,6 +174,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", choices=list(STEPS), default=list(STEPS))
     parser.add_argument("--write", type=Path, help="PATH: write PATH.json and PATH.md")
     args = parser.parse_args()
+    from replication.measurements import gemm_rate
     from replication.provenance import cpu_model
 
     machine = {"date": time.strftime("%Y-%m-%d"), "cpu_model": cpu_model(), "cpus": os.cpu_count()}
@@ -179,6 +183,7 @@ def main() -> None:
         workdir = Path(args.workdir or scratch)
         for name in args.only:
             typed, target, _, settings = STEPS[name]
+            gemm = round(gemm_rate(), 1)  # before the step: its own load does not slow it
             if target:
                 tree = workdir / settings  # the paper's and the smoke builds apart
                 planned = planned_jobs(tree, target, args.cores, settings)
@@ -192,7 +197,7 @@ def main() -> None:
                 step = measured([PYTHON, "-m", "pytest", "-m", "not pipeline", "-n", "2"], ROOT, check=False)
                 step["summary"] = tests_run(step["output_tail"])
             del step["output_tail"]
-            results[name] = {"command": typed, **machine, **step}
+            results[name] = {"command": typed, **machine, "gemm_gflops": gemm, **step}
             for line in describe(name, results[name]):
                 print(line, flush=True)
             if args.write:  # after each step: a later step's failure keeps the earlier ones

@@ -122,3 +122,28 @@ def cpu_line() -> str:
     from .provenance import cpu_model
 
     return f"{cpu_model()}, {os.cpu_count()} CPUs"
+
+
+def gemm_rate(size: int = 1024, repeats: int = 10) -> float:
+    """This machine's float32 matrix product on one core now, in GFLOP per CPU-second: the fastest of
+    ``repeats`` products of two ``size`` x ``size`` matrices with one torch thread (the kernel the
+    transformer step's products run on; whatever else runs can only slow a product down). How fast
+    the machine was when a time was taken, so that times from two machines, or from one machine on
+    two days, compare through it."""
+    import time
+
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        left, right = torch.ones(size, size), torch.ones(size, size)
+        left @ right  # warm-up: the kernel's buffers
+        seconds = []
+        for _ in range(repeats):
+            start = time.process_time()
+            left @ right
+            seconds.append(time.process_time() - start)
+    finally:
+        torch.set_num_threads(threads)
+    return 2 * size**3 / min(seconds) / 1e9

@@ -120,6 +120,28 @@ def test_the_machine_line(monkeypatch):
     assert measurements.cpu_line() == "Some CPU @ 3 GHz, 12 CPUs"
 
 
+def test_the_gemm_rate_is_the_fastest_products_flops_on_one_thread(monkeypatch):
+    """2 n^3 floating-point operations over the fastest product's CPU seconds, with one torch thread
+    during the products and the caller's thread count afterwards."""
+    import time
+
+    import torch
+
+    clock = iter([0.0, 0.5, 1.0, 1.25, 2.0, 3.0])  # products of 0.5, 0.25 and 1.0 CPU-seconds
+    monkeypatch.setattr(time, "process_time", lambda: next(clock))
+    threads, seen = torch.get_num_threads(), []
+    product = torch.Tensor.__matmul__
+    monkeypatch.setattr(torch.Tensor, "__matmul__", lambda a, b: seen.append(torch.get_num_threads()) or product(a, b))
+    torch.set_num_threads(2)
+    try:
+        rate = measurements.gemm_rate(size=4, repeats=3)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(threads)
+    assert rate == pytest.approx(2 * 4**3 / 0.25 / 1e9)
+    assert seen == [1, 1, 1, 1]  # the warm-up and the three timed products
+
+
 # --- the jobs' benchmark files ----------------------------------------------------------------------
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
