@@ -32,24 +32,27 @@ class AttentionOutOfRange(ArithmeticError):
     """A query's attention weights sum to below the float range after the shift."""
 
 
-def sdpa_attention(tokens: torch.Tensor, x: torch.Tensor, P: Parameters) -> torch.Tensor:
-    """PyTorch's kernel; one head: (B, 1, T, d), and the default scale of SDPA is 1/sqrt(d)."""
-    q, k, v = (x.unsqueeze(1) @ P[name].T for name in ("W_Q", "W_K", "W_V"))
-    return F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1)
-
-
 def embed(parameters: Parameters, tokens: torch.Tensor) -> torch.Tensor:
     """x_n = t_n e + p_n (B, T, d): the token and positional embeddings."""
     return tokens.unsqueeze(-1).to(parameters["e"].dtype) * parameters["e"] + parameters["p"][: tokens.shape[-1]]
 
 
+def _embedded(x: torch.Tensor | None, P: Parameters, tokens: torch.Tensor) -> torch.Tensor:
+    """The embeddings ``x`` a path was given, or those of ``tokens`` where it was given None."""
+    return embed(P, tokens) if x is None else x
+
+
+def sdpa_attention(tokens: torch.Tensor, x: torch.Tensor | None, P: Parameters) -> torch.Tensor:
+    """PyTorch's kernel; one head: (B, 1, T, d), and the default scale of SDPA is 1/sqrt(d)."""
+    q, k, v = (_embedded(x, P, tokens).unsqueeze(1) @ P[name].T for name in ("W_Q", "W_K", "W_V"))
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True).squeeze(1)
+
+
 def fast_kernel_attention(tokens: torch.Tensor, x: torch.Tensor | None, P: Parameters) -> torch.Tensor:
     """The binary-token kernel, which reads the parameters, not ``x``; the general kernel where its
-    scores leave the exponent range (with the embeddings computed then if ``x`` is None)."""
+    scores leave the exponent range."""
     out = binary_token_attention(tokens, P["e"], P["p"], P["W_Q"], P["W_K"], P["W_V"])
-    if out is None:
-        return sdpa_attention(tokens, embed(P, tokens) if x is None else x, P)
-    return out
+    return sdpa_attention(tokens, x, P) if out is None else out
 
 
 def explicit_attention(tokens: torch.Tensor, x: torch.Tensor, W_Q, W_K, W_V) -> torch.Tensor:
@@ -116,22 +119,21 @@ def binary_attention(tokens: torch.Tensor, e, p, W_Q, W_K, W_V) -> torch.Tensor:
     return torch.where(tokens.unsqueeze(-1).bool(), outputs[1], outputs[0])
 
 
-PATHS: dict[str, Callable[[torch.Tensor, torch.Tensor, Parameters], torch.Tensor]] = {
+PATHS: dict[str, Callable[[torch.Tensor, torch.Tensor | None, Parameters], torch.Tensor]] = {
     "fast": fast_kernel_attention,
     "sdpa": sdpa_attention,
     "binary": lambda tokens, x, P: binary_attention(tokens, *(P[name] for name in ("e", "p", "W_Q", "W_K", "W_V"))),
-    "explicit": lambda tokens, x, P: explicit_attention(tokens, x, P["W_Q"], P["W_K"], P["W_V"]),
+    "explicit": lambda tokens, x, P: explicit_attention(tokens, _embedded(x, P, tokens), P["W_Q"], P["W_K"], P["W_V"]),
 }
 
 
 def attend(attention: str, tokens: torch.Tensor, x: torch.Tensor | None, parameters: Parameters) -> torch.Tensor:
-    """The attention path ``attention`` (one of ``PATHS``) of the embeddings ``x`` (B, T, d) of ``tokens``;
-    with ``x`` None they are computed here, where the path reads them (the fast path does not, and
-    the fused loss needs none: a training step then builds no (B, T, d) tensor it would not read)."""
+    """The attention path ``attention`` (one of ``PATHS``) of the embeddings ``x`` (B, T, d) of ``tokens``,
+    or of ``x`` None: then a path that reads the embeddings computes them (the fast path reads the
+    parameters, and the fused loss needs none: a training step builds no (B, T, d) tensor it would
+    not read)."""
     try:
         path = PATHS[attention]
     except KeyError:
         raise ValueError(f"unknown attention {attention!r}; allowed: {', '.join(PATHS)}") from None
-    if x is None and attention != "fast":
-        x = embed(parameters, tokens)
     return path(tokens, x, parameters)
