@@ -8,8 +8,8 @@ cancels; each number the median of repetitions taken in turn for the two paths),
 sdpa / fast of CPU times; the floor of the fast path's training iteration (its attention's block
 products alone: per block of rows of the causal triangle, the forward's product with E and the
 backward's two, at the model's shapes, timed alone with torch.mm) and the iteration's ratio to it;
-then peak memory, the bulk sampler against a per-position Python loop, and the machine's load. It
-prints numbers; it asserts nothing.
+then peak memory, the bulk sampler against a per-position Python loop, and the machine's load and
+single-core GEMM rate (``replication.measurements.gemm_rate``). It prints numbers; it asserts nothing.
 
     .venv/bin/python -m replication.papers.local_to_global.transformer.step_cost [--threads 1 2] [--steps 40]
         [--repeats 3] [--device cpu]
@@ -29,6 +29,7 @@ import yaml
 from replication.command_line import command_parser
 from replication.compute import keep_freed_memory
 from replication.config import validate_config
+from replication.measurements import gemm_rate
 from replication.papers.local_to_global.data import sample_sequences, symbols_in_bulk
 from replication.papers.local_to_global.transformer.fast_attention import BLOCK_ROWS
 from replication.papers.local_to_global.transformer.model import initialise
@@ -177,6 +178,7 @@ def main():
     keep_freed_memory()  # as every training job does
 
     print(f"load before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs, torch {torch.__version__}")
+    print(f"single-core GEMM (float32, 1024 x 1024 products): {gemm_rate():.0f} GFLOP/s")
     print("settings: d=8, N=1024, B=16, AdamW, standard init, p=0.5, q=0.8")
     g = torch.Generator().manual_seed(0)
     reps = 20
