@@ -209,10 +209,11 @@ class _FusedLoss(torch.autograd.Function):
         d, length = e.shape[0], tokens.shape[1]
         operands = (layout.view(d, -1), torch.stack((tokens, targets)).view(2, -1), p[:length].T.contiguous())
         operands += (e, W_O, W_1, readout)
+        attended_like, *sums_like = (operands[0], operands[2], e, *operands[3:])  # the gradients' shapes
         if with_grad:  # the attention output's gradient is written in full, the others are sums
-            grads = (torch.empty_like(operands[0]), *(torch.zeros_like(t) for t in (operands[2], e, *operands[3:])))
+            grads = (torch.empty_like(attended_like), *(torch.zeros_like(t) for t in sums_like))
         else:  # never read: empty arrays of the same kinds, so that one compiled pass serves both
-            grads = tuple(t.new_empty((0,) * t.dim()) for t in (operands[0], operands[2], e, *operands[3:]))
+            grads = tuple(t.new_empty((0,) * t.dim()) for t in (attended_like, *sums_like))
         grad_b = torch.zeros_like(b)
         scale = torch.full((1,), 1.0 / tokens.numel(), dtype=e.dtype)
         arrays = [t.detach().numpy() for t in (*operands, b, scale)]
