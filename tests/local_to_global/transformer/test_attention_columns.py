@@ -37,9 +37,9 @@ def tensor_operations(value_t, shift, is_one, gamma, groups):
 @pytest.mark.parametrize("groups", PAIRS)
 def test_the_forward_is_the_tensor_operations_bit_for_bit(groups):
     columns = operands(torch.float32)
-    out = torch.full((2, D + 1, BATCH + 1, LENGTH), float("nan"))
+    out = torch.full((LENGTH, 2, D + 1, BATCH + 1), float("nan"))  # keys first
     right_hand_side(*(t.numpy() for t in columns), np.array(groups), out.numpy())
-    assert torch.equal(out, tensor_operations(*columns, groups))
+    assert torch.equal(out.permute(1, 2, 3, 0), tensor_operations(*columns, groups))
 
 
 @pytest.mark.parametrize("groups", PAIRS)

@@ -1,7 +1,8 @@
 """The right-hand sides of the fast attention's block products and their gradients, one numba pass
 each (fast_attention.py's ``_attention`` and ``_attention_backward``).
 
-For a pair of groups (h_0, h_1), one per query symbol, the right-hand side is (2, d + 1, B + 1, N):
+For a pair of groups (h_0, h_1), one per query symbol, the right-hand side is (N, 2, d + 1, B + 1),
+keys first (its gradient, which the backward's products write, is laid out (2, d + 1, B + 1, N)):
 for query symbol s with group h = h_s, the token-masked [value, 1] of every key with t_i = h in batch
 column b < B (the value plus u when h = 1), then in column B the batch-shared [value, 1] of the row
 totals; symbol 1's side is multiplied by the key factors gamma. As tensor operations that is a dozen
@@ -21,30 +22,31 @@ _FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 @numba.njit(cache=True, error_model="numpy")
 def right_hand_side(value_t, shift, is_one, gamma, groups, out):
-    """``out`` (2, d + 1, B + 1, N) from the values (d, N), the value shift u (d,), the tokens (B, N) as
-    0/1 floats, the key factors gamma (N,) and the group of each query symbol (``groups``, 2)."""
+    """``out`` (N, 2, d + 1, B + 1), keys first, from the values (d, N), the value shift u (d,), the
+    tokens (B, N) as 0/1 floats, the key factors gamma (N,) and the group of each query symbol
+    (``groups``, 2). Keys first: the block products read it as (keys, columns) for dE and as its
+    transpose for the forward, at the same speed, so no transposed copy is made."""
     d, length = value_t.shape
     batch = is_one.shape[0]
     one = np.ones(1, dtype=out.dtype)[0]
-    for side in range(2):
-        h = groups[side]
-        for b in range(batch):
-            mask = out[side, d, b]  # the group's 0/1 mask: the ones entry of column b
-            for i in range(length):
-                mask[i] = is_one[b, i] if h else one - is_one[b, i]
+    for i in range(length):
+        for side in range(2):
+            h = groups[side]
+            entries = out[i, side]  # (d + 1, B + 1)
+            for b in range(batch):  # the group's 0/1 mask: the ones entry of column b
+                entries[d, b] = is_one[b, i] if h else one - is_one[b, i]
             for c in range(d):
-                row, values = out[side, c, b], value_t[c]
-                offset = shift[c] if h else one - one
-                for i in range(length):
-                    row[i] = ((values[i] + offset) if h else values[i]) * mask[i]
-        for c in range(d):
-            out[side, c, batch] = value_t[c]
-        out[side, d, batch] = one
-    for c in range(d + 1):
-        for b in range(batch + 1):
-            row = out[1, c, b]
-            for i in range(length):
-                row[i] = row[i] * gamma[i]
+                value = value_t[c, i]
+                masked = (value + shift[c]) if h else value
+                for b in range(batch):
+                    entries[c, b] = masked * entries[d, b]
+                entries[c, batch] = value
+            entries[d, batch] = one
+            if side:
+                factor = gamma[i]
+                for c in range(d + 1):
+                    for b in range(batch + 1):
+                        entries[c, b] = entries[c, b] * factor
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")

@@ -69,34 +69,40 @@ class ScoresOutOfRange(ArithmeticError):
     """A query's attention weights sum to below sqrt(tiny): its keys lie beyond the float range."""
 
 
-def _row_blocks(pair: torch.Tensor) -> tuple[torch.Tensor, list[tuple]]:
-    """Rows sorted by (group pair, position) and cut into blocks of at most BLOCK_ROWS rows of one pair:
-    (start, stop, pair, first position, width = last position + 1, positions (1, rows)); on the CPU the
-    positions are also a NumPy array (the exponential's kernel takes them), elsewhere None."""
+def _row_blocks(heavy: torch.Tensor) -> tuple[torch.Tensor, list[tuple]]:
+    """Rows sorted by (group pair, position) and cut into blocks of at most BLOCK_ROWS rows of one pair,
+    given the heavy group of each query symbol (2, T): the order, and per block (start, stop, pair,
+    first position, width = last position + 1, positions (1, rows)); on the CPU the positions are
+    also a NumPy array (the exponential's kernel takes them), elsewhere None. A handful of entries
+    per row: NumPy's arrays, which cost a fraction of a tensor operation's overhead."""
+    groups = heavy.cpu().numpy()
+    pair = groups[0] + 2 * groups[1].astype(np.int64)
     length = pair.shape[0]
-    order = torch.argsort(pair * length + torch.arange(length, device=pair.device))
-    counts = torch.bincount(pair, minlength=4).tolist()
+    one_pair = bool((pair == pair[0]).all())  # as at initialisation: the positions' own order
+    order_array = np.arange(length) if one_pair else np.argsort(pair, kind="stable")
+    counts = np.bincount(pair, minlength=4).tolist()
+    order = torch.from_numpy(order_array).to(heavy.device)
     positions = order.unsqueeze(0)
-    ends = order.tolist()
-    positions_array = order.numpy() if order.device.type == "cpu" else None
+    ends = order_array.tolist()
+    on_cpu = heavy.device.type == "cpu"
     blocks, first = [], 0
     for group_pair, count in enumerate(counts):
         for start in range(first, first + count, BLOCK_ROWS):
             stop = min(start + BLOCK_ROWS, first + count)
-            array = None if positions_array is None else positions_array[start:stop]
+            array = order_array[start:stop] if on_cpu else None
             blocks.append((start, stop, group_pair, ends[start], ends[stop - 1] + 1, positions[:, start:stop], array))
         first += count
     return order, blocks
 
 
 def _block_products(queries, key, rhs, blocks, keep):
-    """sums[:, r] = rhs[pair(r)] @ E_r with E_r = exp(S_r - m_r) over keys up to position_r (a column
+    """sums[:, r] = rhs[pair(r)]^T @ E_r with E_r = exp(S_r - m_r) over keys up to position_r (a column
     of the (keys, rows) block), and the E blocks when ``keep``. Cauchy-Schwarz gives the shift
     m_r = |q_r| max_i |k_i| >= S_ri, folded into the score GEMM through a row of ones, so one exp
     pass replaces softmax's three. Where that bound is loose enough to shrink a row by more than
     exp(-2 SHIFT_BOUND_LIMIT), the row maximum is used."""
     d = key.shape[1]
-    sums = queries.new_empty(next(iter(rhs.values())).shape[0], queries.shape[0])
+    sums = queries.new_empty(next(iter(rhs.values())).shape[1], queries.shape[0])
     probabilities = []
     keys = torch.arange(key.shape[0], device=key.device).unsqueeze(1)
     bound = torch.linalg.vector_norm(queries, dim=1) * torch.linalg.vector_norm(key, dim=1).max()
@@ -119,7 +125,7 @@ def _block_products(queries, key, rhs, blocks, keep):
             if width > first:
                 weights[first:].masked_fill_(keys[first:width] > positions, float("-inf"))
             weights = torch.softmax(weights, 0)
-        torch.mm(rhs[group_pair][:, :width], weights, out=sums[:, start:stop])
+        torch.mm(rhs[group_pair][:width].T, weights, out=sums[:, start:stop])
         if keep:
             probabilities.append(weights)
     return sums, probabilities
@@ -127,12 +133,9 @@ def _block_products(queries, key, rhs, blocks, keep):
 
 def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities):
     """Gradients of the block products for queries, key and each pair's right-hand side (dS = E * dE).
-    The product for dE reads the right-hand side transposed, (keys, columns) with its rows contiguous:
-    MKL runs that product some 15% faster than from a transposed view of (columns, keys), more than
-    the copy costs."""
+    The right-hand side is laid out (keys, columns), so the product for dE reads it as it is."""
     grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
-    grad_rhs = {group_pair: torch.zeros_like(matrix) for group_pair, matrix in rhs.items()}
-    transposed = {group_pair: matrix.T.contiguous() for group_pair, matrix in rhs.items()}
+    grad_rhs = {group_pair: matrix.new_zeros(matrix.shape[1], matrix.shape[0]) for group_pair, matrix in rhs.items()}
     on_cpu = queries.device.type == "cpu"
     if on_cpu:  # NumPy views for the kernel, taken once: slicing them costs a fraction of a tensor's slice
         queries_t, key_array = queries.T.contiguous().numpy(), key.numpy()
@@ -140,7 +143,7 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
     for (start, stop, group_pair, _, width, *_), weights in zip(blocks, probabilities):
         grad = grad_sums[:, start:stop]
         grad_rhs[group_pair][:, :width].addmm_(grad, weights.T)
-        grad_weights = torch.mm(transposed[group_pair][:width], grad)  # (keys, rows)
+        grad_weights = torch.mm(rhs[group_pair][:width], grad)  # (keys, rows)
         if on_cpu:  # one pass over the block for both products (two GEMMs with d columns read it twice)
             block_queries_t = np.ascontiguousarray(queries_t[:, start:stop])
             arrays = (grad_weights.numpy(), weights.numpy(), key_array, block_queries_t, grad_queries_array[start:stop])
@@ -215,17 +218,17 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
     d = value.shape[1]
     dtype = value.dtype
     heavy = beta >= -LOG_MAX_LIGHT_WEIGHT  # (2, T): the heavy group per query symbol is t_i = 1
-    order, blocks = _row_blocks(heavy[0].long() + 2 * heavy[1].long())
+    order, blocks = _row_blocks(heavy)
     pairs = sorted({block[2] for block in blocks})
 
-    # rhs[pair] = (R_{h0}, gamma R_{h1}) for the two query symbols (attention_columns.py)
+    # rhs[pair] = (R_{h0}, gamma R_{h1}) for the two query symbols, keys first (attention_columns.py)
     is_one = tokens.to(dtype)
     value_t = value.T.contiguous()
     columns = tuple(t.numpy() for t in (value_t, shift, is_one, gamma))
     rhs = {}
     for group_pair in pairs:
-        matrix = value.new_empty(2 * (d + 1) * (batch + 1), length)
-        right_hand_side(*columns, _groups(group_pair), matrix.view(2, d + 1, batch + 1, length).numpy())
+        matrix = value.new_empty(length, 2 * (d + 1) * (batch + 1))
+        right_hand_side(*columns, _groups(group_pair), matrix.view(length, 2, d + 1, batch + 1).numpy())
         rhs[group_pair] = matrix
     sorted_rows = len(pairs) > 1  # with one group pair the order is the positions' own
     sorted_queries = queries.index_select(0, order) if sorted_rows else queries

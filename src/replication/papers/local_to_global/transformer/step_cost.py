@@ -127,20 +127,19 @@ def gemm_floor(reps: int) -> tuple[float, float]:
     """(CPU seconds, GFLOP) of the fast path's block products alone, one group pair (every row of E
     in one group, as at initialisation): per block of BLOCK_ROWS rows with ``width`` keys, the forward's
     (2 (d + 1) (B + 1), width) x (width, rows) product and the backward's two of that size, in the
-    layouts the step uses (the one for dE from the right-hand side's transposed copy). The median
-    over ``reps``."""
+    layouts the step uses (the right-hand side keys first). The median over ``reps``."""
     length, d, batch = SETTINGS.model.context, SETTINGS.model.d, SETTINGS.batch_size
     columns = 2 * (d + 1) * (batch + 1)
-    rhs, grad_sums, sums, grad_rhs = (torch.randn(columns, length) for _ in range(4))
-    transposed = rhs.T.contiguous()
+    rhs = torch.randn(length, columns)  # (keys, columns)
+    grad_sums, sums, grad_rhs = (torch.randn(columns, length) for _ in range(3))
     blocks = [(start, min(start + BLOCK_ROWS, length)) for start in range(0, length, BLOCK_ROWS)]
     weights = [torch.rand(stop, stop - start) for start, stop in blocks]  # (keys, rows) per block
 
     def products():
         for (start, stop), w in zip(blocks, weights):
-            torch.mm(rhs[:, :stop], w, out=sums[:, start:stop])
+            torch.mm(rhs[:stop].T, w, out=sums[:, start:stop])
             grad_rhs[:, :stop].addmm_(grad_sums[:, start:stop], w.T)
-            torch.mm(transposed[:stop], grad_sums[:, start:stop])
+            torch.mm(rhs[:stop], grad_sums[:, start:stop])
 
     products()  # warm-up
     seconds = statistics.median(timed(products)[1] for _ in range(reps))
