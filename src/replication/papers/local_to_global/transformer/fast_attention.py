@@ -241,62 +241,33 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
     sums = sums.view(2, d + 1, batch + 1, length)
 
     # Per query symbol and row (2, T): with L = total - H and lambda = exp((1 - 2h) beta), the output
-    # o = (H_v + lambda L_v) / (H_a + lambda L_a) is an affine map of the heavy sums H = (H_v, H_a):
-    #   numerator = (1 - lambda) H_v + a H_a + c_v,  denominator = (1 - lambda) H_a + c_a,
-    # a = lambda (2h - 1) u, c_v = lambda (total_v + (1 - h) u total_a), c_a = lambda total_a.
-    group = heavy.to(dtype)  # 1 where the heavy group is t = 1
-    light_weight = torch.exp((1 - 2 * group) * beta)
-    heavy_weight = 1 - light_weight
-    totals = sums[:, :, batch]  # (2, d + 1, T)
-    mix_weight = light_weight * (2 * group - 1)
-    mix = mix_weight.unsqueeze(1) * shift.unsqueeze(1)  # a: (2, d, T)
-    offset = light_weight.unsqueeze(1) * torch.addcmul(
-        totals[:, :d], ((1 - group) * totals[:, d]).unsqueeze(1), shift.unsqueeze(1)
-    )
-    # Entries below the float range are lost; relative to a denominator above sqrt(tiny) they are
-    # below N sqrt(tiny) (float32: 1e-16), so only smaller denominators fall back.
+    # o = (H_v + lambda L_v) / (H_a + lambda L_a) is an affine map of the heavy sums H = (H_v, H_a)
+    # (attention_combine.py). Entries below the float range are lost; relative to a denominator above
+    # sqrt(tiny) they are below N sqrt(tiny) (float32: 1e-16), so only smaller denominators fall back.
     out, scale = value.new_empty(d, batch, length), value.new_empty(2, batch, length)
-    light_total = light_weight * totals[:, d]  # c_a
-    operands = (sums, offset, mix, heavy_weight, light_total, is_one)
-    if combine(*(t.numpy() for t in operands), math.sqrt(torch.finfo(dtype).tiny), scale.numpy(), out.numpy()):
+    light_weight = value.new_empty(2, length)
+    heavy_array = heavy.numpy()
+    arrays = (sums.numpy(), beta.detach().numpy(), heavy_array, shift.numpy(), is_one.numpy())
+    if combine(*arrays, math.sqrt(torch.finfo(dtype).tiny), light_weight.numpy(), scale.numpy(), out.numpy()):
         raise ScoresOutOfRange
     if keep:
         ctx.blocks, ctx.probabilities, ctx.rhs, ctx.value_t = blocks, probabilities, rhs, value_t
         ctx.sorted_rows = sorted_rows
-        ctx.core = (sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out)
-        ctx.weights = (heavy_weight, mix_weight, mix)
+        ctx.core = (sorted_queries, key, shift, gamma, order, rank, is_one, sums, heavy_array, light_weight, scale, out)
     return out.permute(1, 2, 0)  # (B, T, d)
 
 
 def _attention_backward(ctx, grad_out):
-    sorted_queries, key, shift, gamma, order, rank, is_one, sums, group, light_weight, scale, out = ctx.core
+    sorted_queries, key, shift, gamma, order, rank, is_one, sums, heavy, light_weight, scale, out = ctx.core
     batch, length = is_one.shape
     d = key.shape[1]
-    totals = sums[:, :, batch]
-    heavy_weight, mix_weight, mix = ctx.weights
-    # The gradient of the numerator is grad * scale: each query's in its own symbol's slot, 0 in the other.
-    # combine_backward: the heavy sums' (batch columns) and, per row, those of (1 - lambda), c_a, a, c_v.
+    # combine_backward: the block sums' gradients (the heavy sums' and the row totals'), beta's and u's
     grad = grad_out.permute(2, 0, 1).contiguous()  # (d, B, T): a view of the fused loss's gradient
-    grad_sums = grad_out.new_empty(2, d + 1, batch + 1, length)
-    row_grads, grad_mix, grad_offset = grad_out.new_zeros(2, 2, length), torch.zeros_like(mix), torch.zeros_like(mix)
-    arrays = (grad, out, scale, sums, heavy_weight, mix, grad_sums, row_grads, grad_mix, grad_offset)
-    combine_backward(*(t.numpy() for t in arrays))
-    grad_heavy_weight, grad_offset_total = row_grads.unbind(1)
-    light_of_ones = light_weight * (1 - group)
-    grad_offset_shift = (grad_offset * shift.unsqueeze(1)).sum(1)
-    grad_sums[:, :d, batch] = light_weight.unsqueeze(1) * grad_offset
-    grad_sums[:, d, batch] = light_weight * grad_offset_total + light_of_ones * grad_offset_shift
-    grad_shift = (grad_mix * mix_weight.unsqueeze(1)).sum((0, 2)) + (
-        grad_offset * (light_of_ones * totals[:, d]).unsqueeze(1)
-    ).sum((0, 2))
-    # lambda's gradient, then beta's: dlambda/dbeta = (1 - 2h) lambda
-    grad_light_weight = (
-        (grad_mix * shift.unsqueeze(1)).sum(1) * (2 * group - 1)
-        + (grad_offset * totals[:, :d]).sum(1)
-        + (grad_offset_shift * (1 - group) + grad_offset_total) * totals[:, d]
-        - grad_heavy_weight
-    )
-    grad_beta = (1 - 2 * group) * light_weight * grad_light_weight
+    grad_sums, grad_beta = grad_out.new_empty(2, d + 1, batch + 1, length), grad_out.new_empty(2, length)
+    grad_shift = torch.zeros_like(shift)
+    operands = (grad, out, scale, sums)
+    grads = (grad_sums.numpy(), grad_beta.numpy(), grad_shift.numpy())
+    combine_backward(*(t.numpy() for t in operands), heavy, shift.numpy(), light_weight.numpy(), *grads)
     grad_sums = grad_sums.view(-1, length)
     if ctx.sorted_rows:
         grad_sums = grad_sums.index_select(1, order)
@@ -306,12 +277,12 @@ def _attention_backward(ctx, grad_out):
     grad_queries = grad_sorted.index_select(0, rank) if ctx.sorted_rows else grad_sorted
 
     # rhs[pair] = (R_{h0}, gamma R_{h1}); R_h = mask_h * [value (+ u for h = 1 in the batch columns), 1]
-    grad_value, grad_columns_shift, grad_gamma = (torch.zeros_like(t) for t in (ctx.value_t, shift, gamma))
+    grad_value, grad_gamma = torch.zeros_like(ctx.value_t), torch.zeros_like(gamma)
     columns = tuple(t.numpy() for t in (ctx.value_t, shift, is_one, gamma))
-    grads = (grad_value.numpy(), grad_columns_shift.numpy(), grad_gamma.numpy())
+    grads = (grad_value.numpy(), grad_shift.numpy(), grad_gamma.numpy())
     for group_pair, grad in grad_rhs.items():
         right_hand_side_backward(grad.view(2, d + 1, batch + 1, length).numpy(), *columns, _groups(group_pair), *grads)
-    return grad_queries, grad_key, grad_value.T, grad_shift + grad_columns_shift, grad_gamma, grad_beta
+    return grad_queries, grad_key, grad_value.T, grad_shift, grad_gamma, grad_beta
 
 
 def binary_token_attention(
