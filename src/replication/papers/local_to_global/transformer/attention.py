@@ -50,7 +50,9 @@ def sdpa_attention(tokens: torch.Tensor, x: torch.Tensor | None, P: Parameters) 
 
 def fast_kernel_attention(tokens: torch.Tensor, x: torch.Tensor | None, P: Parameters) -> torch.Tensor:
     """The binary-token kernel, which reads the parameters, not ``x``; the general kernel where its
-    scores leave the exponent range."""
+    scores leave the exponent range, and on other devices than the CPU (its passes are numba's)."""
+    if tokens.device.type != "cpu":
+        return sdpa_attention(tokens, x, P)
     out = binary_token_attention(tokens, P["e"], P["p"], P["W_Q"], P["W_K"], P["W_V"])
     return sdpa_attention(tokens, x, P) if out is None else out
 

@@ -39,11 +39,15 @@ def _row_coefficients(sums, heavy, shift, tau, light_weight, mix_weight, mix, of
         for n in range(length):
             light_of_ones = one - one if heavy[tau, n] else light_weight[tau, n]  # lambda (1 - h)
             mix[c, n] = mix_weight[n] * shift[c]
-            offset[c, n] = light_weight[tau, n] * sums[tau, c, batch, n] + light_of_ones * sums[tau, d, batch, n] * shift[c]
+            offset[c, n] = (
+                light_weight[tau, n] * sums[tau, c, batch, n] + light_of_ones * sums[tau, d, batch, n] * shift[c]
+            )
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
-def _row_coefficients_backward(sums, heavy, shift, tau, light_weight, mix_weight, row_grads, grad_sums, grad_beta, grad_shift):
+def _row_coefficients_backward(
+    sums, heavy, shift, tau, light_weight, mix_weight, row_grads, grad_sums, grad_beta, grad_shift
+):
     """For query symbol ``tau``, from the gradients of the row coefficients summed over the batch,
     ``row_grads`` = (1 - lambda's (N,), c_a's (N,), a's (d, N), c_v's (d, N)): the row totals' into
     the batch column B of ``grad_sums``, beta's into ``grad_beta`` (2, N), u's added to ``grad_shift``."""
@@ -153,4 +157,6 @@ def combine_backward(grad, out, scale, sums, heavy, shift, light_weight, grad_su
                 grad_sums[tau, d, b, n] = mixed[n] * scale[tau, b, n] + grad_denominator[n] * heavy_weight
                 grad_heavy[n] += heavy_sum[n] * scale[tau, b, n] + grad_denominator[n] * sums[tau, d, b, n]
         row_grads = (grad_heavy, grad_light_total, grad_mix, grad_offset)
-        _row_coefficients_backward(sums, heavy, shift, tau, light_weight, mix_weight, row_grads, grad_sums, grad_beta, grad_shift)
+        _row_coefficients_backward(
+            sums, heavy, shift, tau, light_weight, mix_weight, row_grads, grad_sums, grad_beta, grad_shift
+        )

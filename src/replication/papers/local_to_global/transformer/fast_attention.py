@@ -46,7 +46,9 @@ On the CPU (attention_kernels.py), in float32 a block's exponential and causal m
 and a block's score gradient and its two products with d columns (the queries' and keys' gradients)
 another, not two narrow GEMMs; the per-query maps from the block sums to the output, and back, are
 one numba pass each (attention_combine.py), and so are the right-hand sides [R^0, gamma R^1] and the
-reduction of their gradients (attention_columns.py).
+reduction of their gradients (attention_columns.py), and the projections, the rows' order and the
+score product's operands (attention_projections.py). The path runs on the CPU; elsewhere the model
+takes PyTorch's kernel.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ import torch
 from .attention_columns import right_hand_side, right_hand_side_backward
 from .attention_combine import combine, combine_backward
 from .attention_kernels import causal_exp, score_gradients
+from .attention_projections import projections, projections_backward, row_order, score_operands
 
 BLOCK_ROWS = 128  # rows of E per GEMM: small enough to skip most of the causal triangle
 LOG_MAX_LIGHT_WEIGHT = math.log(2)  # keys of the light group weigh at most 2x the heavy group's
@@ -69,30 +72,24 @@ class ScoresOutOfRange(ArithmeticError):
     """A query's attention weights sum to below sqrt(tiny): its keys lie beyond the float range."""
 
 
-def _row_blocks(heavy: torch.Tensor) -> tuple[torch.Tensor, list[tuple]]:
-    """Rows sorted by (group pair, position) and cut into blocks of at most BLOCK_ROWS rows of one pair,
-    given the heavy group of each query symbol (2, T): the order, and per block (start, stop, pair,
-    first position, width = last position + 1, positions (1, rows)); on the CPU the positions are
-    also a NumPy array (the exponential's kernel takes them), elsewhere None. A handful of entries
-    per row: NumPy's arrays, which cost a fraction of a tensor operation's overhead."""
-    groups = heavy.cpu().numpy()
-    pair = groups[0] + 2 * groups[1].astype(np.int64)
-    length = pair.shape[0]
-    one_pair = bool((pair == pair[0]).all())  # as at initialisation: the positions' own order
-    order_array = np.arange(length) if one_pair else np.argsort(pair, kind="stable")
-    counts = np.bincount(pair, minlength=4).tolist()
-    order = torch.from_numpy(order_array).to(heavy.device)
-    positions = order.unsqueeze(0)
-    ends = order_array.tolist()
-    on_cpu = heavy.device.type == "cpu"
+def _row_blocks(heavy: np.ndarray) -> tuple[torch.Tensor, list[tuple]]:
+    """Rows sorted by (group pair, position), given the heavy group of each query symbol (2, T), and
+    cut into blocks of at most BLOCK_ROWS rows of one pair: the order, and per block (start, stop,
+    pair, first position, width = last position + 1, positions (rows,), a NumPy array)."""
+    order, counts = row_order(heavy)
     blocks, first = [], 0
-    for group_pair, count in enumerate(counts):
+    for group_pair, count in enumerate(counts.tolist()):
         for start in range(first, first + count, BLOCK_ROWS):
-            stop = min(start + BLOCK_ROWS, first + count)
-            array = order_array[start:stop] if on_cpu else None
-            blocks.append((start, stop, group_pair, ends[start], ends[stop - 1] + 1, positions[:, start:stop], array))
+            positions = order[start : min(start + BLOCK_ROWS, first + count)]
+            first_position, width = int(positions[0]), int(positions[-1]) + 1
+            blocks.append((start, start + positions.shape[0], group_pair, first_position, width, positions))
         first += count
-    return order, blocks
+    return torch.from_numpy(order), blocks
+
+
+def _later_keys(first: int, width: int, positions: np.ndarray) -> torch.Tensor:
+    """The causal mask of a block's keys first.. against its rows' ``positions``: key i after row r."""
+    return torch.arange(first, width).unsqueeze(1) > torch.from_numpy(positions)
 
 
 def _block_products(queries, key, rhs, blocks, keep):
@@ -101,29 +98,26 @@ def _block_products(queries, key, rhs, blocks, keep):
     m_r = |q_r| max_i |k_i| >= S_ri, folded into the score GEMM through a row of ones, so one exp
     pass replaces softmax's three. Where that bound is loose enough to shrink a row by more than
     exp(-2 SHIFT_BOUND_LIMIT), the row maximum is used."""
-    d = key.shape[1]
+    length, d = key.shape
     sums = queries.new_empty(next(iter(rhs.values())).shape[1], queries.shape[0])
     probabilities = []
-    keys = torch.arange(key.shape[0], device=key.device).unsqueeze(1)
-    bound = torch.linalg.vector_norm(queries, dim=1) * torch.linalg.vector_norm(key, dim=1).max()
-    shifted_queries = torch.cat((queries, -bound.unsqueeze(1)), 1).T.contiguous()  # (d + 1, T)
-    key_rows = torch.cat((key, torch.ones_like(key[:, :1])), 1)
-    bounds = bound.cpu().numpy()  # one transfer; a maximum is exact in either library
+    shifted_queries, key_rows = queries.new_empty(d + 1, queries.shape[0]), key.new_empty(length, d + 1)
+    bounds = score_operands(queries.numpy(), key.numpy(), shifted_queries.numpy(), key_rows.numpy())
     block_bounds = [bounds[start:stop].max() for start, stop, *_ in blocks]
-    fused_exp = queries.device.type == "cpu" and queries.dtype == torch.float32
-    for (start, stop, group_pair, first, width, positions, positions_array), largest in zip(blocks, block_bounds):
+    fused_exp = queries.dtype == torch.float32
+    for (start, stop, group_pair, first, width, positions), largest in zip(blocks, block_bounds):
         if largest <= SHIFT_BOUND_LIMIT:
             weights = torch.mm(key_rows[:width], shifted_queries[:, start:stop])  # entries <= 0 (up to rounding)
             if fused_exp:
-                causal_exp(positions_array, weights.numpy())
+                causal_exp(positions, weights.numpy())
             else:
                 weights.exp_()  # entries in (0, 1]
                 if width > first:  # the causal mask touches only the keys past the block's first position
-                    weights[first:].masked_fill_(keys[first:width] > positions, 0.0)
+                    weights[first:].masked_fill_(_later_keys(first, width, positions), 0.0)
         else:
             weights = torch.mm(key_rows[:width, :d], shifted_queries[:d, start:stop])
             if width > first:
-                weights[first:].masked_fill_(keys[first:width] > positions, float("-inf"))
+                weights[first:].masked_fill_(_later_keys(first, width, positions), float("-inf"))
             weights = torch.softmax(weights, 0)
         torch.mm(rhs[group_pair][:width].T, weights, out=sums[:, start:stop])
         if keep:
@@ -136,22 +130,17 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
     The right-hand side is laid out (keys, columns), so the product for dE reads it as it is."""
     grad_queries, grad_key = torch.empty_like(queries), torch.zeros_like(key)
     grad_rhs = {group_pair: matrix.new_zeros(matrix.shape[1], matrix.shape[0]) for group_pair, matrix in rhs.items()}
-    on_cpu = queries.device.type == "cpu"
-    if on_cpu:  # NumPy views for the kernel, taken once: slicing them costs a fraction of a tensor's slice
-        queries_t, key_array = queries.T.contiguous().numpy(), key.numpy()
-        grad_queries_array, grad_key_array = grad_queries.numpy(), grad_key.numpy()
+    # NumPy views for the kernel, taken once: slicing them costs a fraction of a tensor's slice
+    queries_t, key_array = queries.T.contiguous().numpy(), key.numpy()
+    grad_queries_array, grad_key_array = grad_queries.numpy(), grad_key.numpy()
     for (start, stop, group_pair, _, width, *_), weights in zip(blocks, probabilities):
         grad = grad_sums[:, start:stop]
         grad_rhs[group_pair][:, :width].addmm_(grad, weights.T)
         grad_weights = torch.mm(rhs[group_pair][:width], grad)  # (keys, rows)
-        if on_cpu:  # one pass over the block for both products (two GEMMs with d columns read it twice)
-            block_queries_t = np.ascontiguousarray(queries_t[:, start:stop])
-            arrays = (grad_weights.numpy(), weights.numpy(), key_array, block_queries_t, grad_queries_array[start:stop])
-            score_gradients(*arrays, grad_key_array)
-            continue
-        grad_scores = grad_weights.mul_(weights)
-        torch.mm(grad_scores.T, key[:width], out=grad_queries[start:stop])
-        grad_key[:width].addmm_(grad_scores, queries[start:stop])
+        # One pass over the block for both products (two GEMMs with d columns read it twice)
+        block_queries_t = np.ascontiguousarray(queries_t[:, start:stop])
+        arrays = (grad_weights.numpy(), weights.numpy(), key_array, block_queries_t, grad_queries_array[start:stop])
+        score_gradients(*arrays, grad_key_array)
     return grad_queries, grad_key, grad_rhs
 
 
@@ -160,74 +149,70 @@ def _groups(group_pair: int) -> np.ndarray:
     return np.array([group_pair & 1, group_pair >> 1])
 
 
-def _projections(e, p, W_Q, W_K, W_V):
-    """The positional queries Q, keys K, values V and the token's shares w, kappa, u (module docstring)."""
-    scale = 1.0 / math.sqrt(e.shape[0])
-    return p @ W_Q.T * scale, W_Q @ e * scale, p @ W_K.T, W_K @ e, p @ W_V.T, W_V @ e
-
-
 class _BinaryTokenAttention(torch.autograd.Function):
     """Attention output (B, T, d) from e (d,), p (T, d), W_Q, W_K, W_V and tokens (B, T) in {0, 1}.
 
-    The projections are part of the function (their backward written out too: one node instead of a
-    dozen small ones). Inside, ``_attention`` works on the positional queries Q (T, d), keys K and values
-    V, the value shift u (d,), the key factors gamma (T,) of queries with symbol 1 and beta (2, T) (row
-    tau: the offset of keys with t_i = 1 for queries with symbol tau). Sums are laid out (tau, value entry
-    c, column b, position): b < B the heavy group of batch element b, b = B the row total. Positions run
-    along the contiguous dimension, so that every per-row and per-query factor broadcasts over long
-    contiguous rows."""
+    The projections are part of the function, forward and backward one numba pass each
+    (attention_projections.py): one node instead of some twenty small ones a direction. Inside,
+    ``_attention`` works on the positional queries Q (T, d), keys K, values V^T (d, T), the value
+    shift u (d,), the key factors gamma (T,) of queries with symbol 1, beta (2, T) (row tau: the
+    offset of keys with t_i = 1 for queries with symbol tau) and the heavy group of each row. Sums are
+    laid out (tau, value entry c, column b, position): b < B the heavy group of batch element b, b = B
+    the row total. Positions run along the contiguous dimension, so that every per-row and per-query
+    factor broadcasts over long contiguous rows."""
 
     @staticmethod
     def forward(ctx, e, p, W_Q, W_K, W_V, tokens, keep):
         ctx.keep = keep  # what the backward needs is kept only for a call that records gradients
-        queries, w, key, kappa, value, shift = _projections(e, p, W_Q, W_K, W_V)
-        key_offset = key @ w  # c_i: the score change of key i for queries with symbol 1
-        gamma = torch.exp(key_offset - key_offset.max())  # in (0, 1]; a constant shift cancels in softmax
-        query_offset = queries @ kappa
-        beta = torch.stack((query_offset, query_offset + w @ kappa))
-        out = _attention(ctx, queries, key, value, shift, gamma, beta, tokens)
+        length, d = p.shape
+        queries, key, value_t = p.new_empty(length, d), p.new_empty(length, d), p.new_empty(d, length)
+        tokens_shares, gamma, beta = p.new_empty(3, d), p.new_empty(length), p.new_empty(2, length)
+        heavy = np.empty((2, length), dtype=np.bool_)  # the heavy group per query symbol is t_i = 1
+        parameters = [t.detach().numpy() for t in (e, p, W_Q, W_K, W_V)]
+        constants = _constants(parameters[0].dtype.type, d)
+        results = (queries, key, value_t, tokens_shares, gamma, beta)
+        projections(*parameters, *constants, *(t.numpy() for t in results), heavy)
+        out = _attention(ctx, queries, key, value_t, tokens_shares[2], gamma, beta, heavy, tokens)
         if ctx.keep:
             ctx.save_for_backward(e, p, W_Q, W_K, W_V)
-            ctx.projections = (queries, w, key, kappa, gamma)
+            ctx.projections = (constants[0], queries, key, tokens_shares, gamma)
         return out
 
     @staticmethod
     def backward(ctx, grad_out):
-        grad_queries, grad_key, grad_value, grad_shift, grad_gamma, grad_beta = _attention_backward(ctx, grad_out)
-        e, p, W_Q, W_K, W_V = ctx.saved_tensors
-        queries, w, key, kappa, gamma = ctx.projections
-        scale = 1.0 / math.sqrt(e.shape[0])
-        # beta^tau = (Q + tau w) . kappa, c = K . w, gamma = exp(c - max c) (the shift is a constant)
-        grad_key_offset = grad_gamma * gamma
-        beta_total = grad_beta.sum(0)
-        grad_queries = grad_queries.addr(beta_total, kappa)
-        grad_w = torch.addmv(kappa * grad_beta[1].sum(), key.T, grad_key_offset)
-        grad_kappa = torch.addmv(w * grad_beta[1].sum(), queries.T, beta_total)
-        grad_key = grad_key.addr(grad_key_offset, w)
-        # Q = s p W_Q^T, w = s W_Q e, K = p W_K^T, kappa = W_K e, V = p W_V^T, u = W_V e
-        grad_p = grad_queries @ (W_Q * scale) + grad_key @ W_K + grad_value @ W_V
-        grad_W_Q = (grad_queries.T @ p).addr_(grad_w, e).mul_(scale)
-        grad_W_K = (grad_key.T @ p).addr_(grad_kappa, e)
-        grad_W_V = (grad_value.T @ p).addr_(grad_shift, e)
-        grad_e = W_Q.T @ grad_w * scale + W_K.T @ grad_kappa + W_V.T @ grad_shift
-        return grad_e, grad_p, grad_W_Q, grad_W_K, grad_W_V, None, None
+        grads = _attention_backward(ctx, grad_out)  # of Q, K, V^T, u, gamma and beta
+        scale, *projected = ctx.projections
+        parameters = ctx.saved_tensors
+        parameter_grads = tuple(torch.empty_like(t) for t in parameters)
+        projections_backward(
+            tuple(g.numpy() for g in grads),
+            *(t.detach().numpy() for t in parameters),
+            scale,
+            *(t.numpy() for t in projected),
+            tuple(g.numpy() for g in parameter_grads),
+        )
+        return *parameter_grads, None, None
 
 
-def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
+def _constants(scalar: type, d: int) -> tuple:
+    """The score scale 1 / sqrt(d) and the heavy group's threshold on beta, as scalars of the arrays'
+    type (a comparison with a float64 threshold would round otherwise)."""
+    return scalar(1.0 / math.sqrt(d)), scalar(-LOG_MAX_LIGHT_WEIGHT)
+
+
+def _attention(ctx, queries, key, value_t, shift, gamma, beta, heavy, tokens):
     batch, length = tokens.shape
-    d = value.shape[1]
-    dtype = value.dtype
-    heavy = beta >= -LOG_MAX_LIGHT_WEIGHT  # (2, T): the heavy group per query symbol is t_i = 1
+    d = value_t.shape[0]
+    dtype = value_t.dtype
     order, blocks = _row_blocks(heavy)
     pairs = sorted({block[2] for block in blocks})
 
     # rhs[pair] = (R_{h0}, gamma R_{h1}) for the two query symbols, keys first (attention_columns.py)
     is_one = tokens.to(dtype)
-    value_t = value.T.contiguous()
     columns = tuple(t.numpy() for t in (value_t, shift, is_one, gamma))
     rhs = {}
     for group_pair in pairs:
-        matrix = value.new_empty(length, 2 * (d + 1) * (batch + 1))
+        matrix = value_t.new_empty(length, 2 * (d + 1) * (batch + 1))
         right_hand_side(*columns, _groups(group_pair), matrix.view(length, 2, d + 1, batch + 1).numpy())
         rhs[group_pair] = matrix
     sorted_rows = len(pairs) > 1  # with one group pair the order is the positions' own
@@ -244,16 +229,15 @@ def _attention(ctx, queries, key, value, shift, gamma, beta, tokens):
     # o = (H_v + lambda L_v) / (H_a + lambda L_a) is an affine map of the heavy sums H = (H_v, H_a)
     # (attention_combine.py). Entries below the float range are lost; relative to a denominator above
     # sqrt(tiny) they are below N sqrt(tiny) (float32: 1e-16), so only smaller denominators fall back.
-    out, scale = value.new_empty(d, batch, length), value.new_empty(2, batch, length)
-    light_weight = value.new_empty(2, length)
-    heavy_array = heavy.numpy()
-    arrays = (sums.numpy(), beta.detach().numpy(), heavy_array, shift.numpy(), is_one.numpy())
+    out, scale = value_t.new_empty(d, batch, length), value_t.new_empty(2, batch, length)
+    light_weight = value_t.new_empty(2, length)
+    arrays = (sums.numpy(), beta.numpy(), heavy, shift.numpy(), is_one.numpy())
     if combine(*arrays, math.sqrt(torch.finfo(dtype).tiny), light_weight.numpy(), scale.numpy(), out.numpy()):
         raise ScoresOutOfRange
     if keep:
         ctx.blocks, ctx.probabilities, ctx.rhs, ctx.value_t = blocks, probabilities, rhs, value_t
         ctx.sorted_rows = sorted_rows
-        ctx.core = (sorted_queries, key, shift, gamma, order, rank, is_one, sums, heavy_array, light_weight, scale, out)
+        ctx.core = (sorted_queries, key, shift, gamma, order, rank, is_one, sums, heavy, light_weight, scale, out)
     return out.permute(1, 2, 0)  # (B, T, d)
 
 
@@ -282,7 +266,7 @@ def _attention_backward(ctx, grad_out):
     grads = (grad_value.numpy(), grad_shift.numpy(), grad_gamma.numpy())
     for group_pair, grad in grad_rhs.items():
         right_hand_side_backward(grad.view(2, d + 1, batch + 1, length).numpy(), *columns, _groups(group_pair), *grads)
-    return grad_queries, grad_key, grad_value.T, grad_shift, grad_gamma, grad_beta
+    return grad_queries, grad_key, grad_value, grad_shift, grad_gamma, grad_beta
 
 
 def binary_token_attention(
