@@ -93,7 +93,7 @@ def test_the_fused_function_passes_gradcheck():
         return torch.randn(*shape, generator=generator, dtype=torch.float64).requires_grad_()
 
     inputs = (draw(batch, length, d), draw(d), draw(context, d), draw(d, d), draw(4 * d, d), draw(d, 4 * d), draw(1))
-    tokens, targets = (torch.randint(0, 2, (batch, length), generator=generator).double() for _ in range(2))
+    tokens, targets = (torch.randint(0, 2, (batch, length), generator=generator) for _ in range(2))
 
     def fused_loss(*tensors):
         return fused._FusedLoss.apply(*tensors, tokens, targets, True)

@@ -156,11 +156,11 @@ def _tile_backward(attended, tokens, e, W_O_t, W_1_t, readout, width, zero, resi
 
 
 @numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
-def _loss_pass(attended, symbols, positional, e, W_O, W_1, readout, bias, scale, with_grad, grads, grad_b):
-    """The mean loss over every position (float64 sum) of ``attended`` (d, B N) and ``symbols``
-    (2, B N: tokens, targets); with ``with_grad`` also every gradient of the mean: the attention
-    output's into the first of ``grads`` (every entry written), the positional embeddings' and then
-    the weights' added to the others (zeroed)."""
+def _loss_pass(attended, tokens, targets, positional, e, W_O, W_1, readout, bias, scale, with_grad, grads, grad_b):
+    """The mean loss over every position (float64 sum) of ``attended`` (d, B N), the symbols ``tokens``
+    and their next symbols ``targets`` (B, N, integers); with ``with_grad`` also every gradient of the
+    mean: the attention output's into the first of ``grads`` (every entry written), the positional
+    embeddings' and then the weights' added to the others (zeroed)."""
     d, columns = attended.shape
     length = positional.shape[1]
     attended_tile, positional_tile, residual = (
@@ -178,7 +178,8 @@ def _loss_pass(attended, symbols, positional, e, W_O, W_1, readout, bias, scale,
         for n0 in range(0, length, TILE):
             width = min(TILE, length - n0)
             _copy_columns(attended, start + n0, width, attended_tile, True, False)
-            _copy_columns(symbols, start + n0, width, symbol_tile, True, False)
+            for r in range(width):  # the symbols as floats, for the tiles' products
+                symbol_tile[0, r], symbol_tile[1, r] = tokens[start // length, n0 + r], targets[start // length, n0 + r]
             _copy_columns(positional, n0, width, positional_tile, True, False)
             forward = (attended_tile, symbol_tile, positional_tile, e, W_O, W_1, readout, width, zero)
             _tile_forward(*forward, residual, hidden, logits)
@@ -200,24 +201,25 @@ def _loss_pass(attended, symbols, positional, e, W_O, W_1, readout, bias, scale,
 
 class _FusedLoss(torch.autograd.Function):
     """The mean loss (0-d) from the attention output (B, N, d), the parameters it meets after the
-    attention, and tokens and targets (B, N) as floats; the gradients are computed in the forward."""
+    attention, and tokens and targets (B, N, integers); the gradients are computed in the forward."""
 
     @staticmethod
     def forward(ctx, attended, e, p, W_O, W_1, W_2, b, tokens, targets, with_grad):
         layout = attended.permute(2, 0, 1).contiguous()  # (d, B, N): a view of the fast attention's output
         readout = W_2.T @ e
         d, length = e.shape[0], tokens.shape[1]
-        operands = (layout.view(d, -1), torch.stack((tokens, targets)).view(2, -1), p[:length].T.contiguous())
-        operands += (e, W_O, W_1, readout)
-        attended_like, *sums_like = (operands[0], operands[2], e, *operands[3:])  # the gradients' shapes
+        operands = (layout.view(d, -1), p[:length].T.contiguous(), e, W_O, W_1, readout)
+        # The gradients' shapes: e's twice (through x and through the readout)
+        attended_like, *sums_like = (*operands[:3], e, *operands[3:])
         if with_grad:  # the attention output's gradient is written in full, the others are sums
             grads = (torch.empty_like(attended_like), *(torch.zeros_like(t) for t in sums_like))
         else:  # never read: empty arrays of the same kinds, so that one compiled pass serves both
             grads = tuple(t.new_empty((0,) * t.dim()) for t in (attended_like, *sums_like))
         grad_b = torch.zeros_like(b)
         scale = torch.full((1,), 1.0 / tokens.numel(), dtype=e.dtype)
-        arrays = [t.detach().numpy() for t in (*operands, b, scale)]
-        loss = _loss_pass(*arrays, with_grad, tuple(g.numpy() for g in grads), grad_b.numpy())
+        attended_array, *arrays = [t.detach().numpy() for t in (*operands, b, scale)]
+        symbols = (tokens.numpy(), targets.numpy())
+        loss = _loss_pass(attended_array, *symbols, *arrays, with_grad, tuple(g.numpy() for g in grads), grad_b.numpy())
         if with_grad:
             grad_layout, grad_positional, grad_e, grad_e_readout, grad_W_O, grad_W_1, grad_hidden_sum = grads
             # <x, e> and <W_2^T e, h>: e's readout gradient is sum dz x + W_2 (sum dz h); W_2's is e (sum dz h)^T
@@ -245,7 +247,7 @@ class _FusedLoss(torch.autograd.Function):
 def fused_loss(parameters, tokens: torch.Tensor, targets: torch.Tensor, attended: torch.Tensor) -> torch.Tensor:
     """``model.loss`` for symbols ``tokens`` and next symbols ``targets`` (B, N) given the attention
     output ``attended`` (B, N, d) of the same parameters (by name); CPU tensors."""
-    P, dtype = parameters, parameters["e"].dtype
+    P = parameters
     operands = (P["e"], P["p"], P["W_O"], P["W_1"], P["W_2"], P["b"])
     with_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (attended, *operands))
-    return _FusedLoss.apply(attended, *operands, tokens.to(dtype), targets.to(dtype), with_grad)
+    return _FusedLoss.apply(attended, *operands, tokens, targets, with_grad)
