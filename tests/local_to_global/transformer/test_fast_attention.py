@@ -316,22 +316,25 @@ def test_both_row_shifts_give_the_same_attention(monkeypatch):
 
 @pytest.mark.parametrize("dtype, tolerance", [(torch.float64, 1e-12), (torch.float32, 1e-5)])
 def test_the_fused_score_gradients_equal_the_products_they_replace(dtype, tolerance):
-    """The one-pass kernel of a block's backward (CPU) against the two GEMMs it replaces (other devices)."""
+    """The one-pass kernel of a block's backward against the two GEMMs it replaces, for a block of
+    rows that starts inside the queries: the block's rows of the queries' gradient written, no other."""
     g = torch.Generator().manual_seed(5)
-    keys, rows, d = 200, 72, 8
+    keys, rows, d, start = 200, 72, 8, 13
     grad_weights, weights = torch.randn(keys, rows, generator=g, dtype=dtype), torch.rand(keys, rows, dtype=dtype)
-    key, queries = torch.randn(keys + 9, d, generator=g, dtype=dtype), torch.randn(rows, d, generator=g, dtype=dtype)
+    key = torch.randn(keys + 9, d, generator=g, dtype=dtype)
+    queries = torch.randn(start + rows + 5, d, generator=g, dtype=dtype)
     grad_key = torch.randn(keys + 9, d, generator=g, dtype=dtype)
     expected_key = grad_key.clone()
     grad_scores = grad_weights * weights
     expected_queries = grad_scores.T @ key[:keys]
-    expected_key[:keys] += grad_scores @ queries
-    grad_queries = torch.full((rows, d), float("nan"), dtype=dtype)
+    expected_key[:keys] += grad_scores @ queries[start : start + rows]
+    grad_queries = torch.full(queries.shape, float("nan"), dtype=dtype)
     attention_kernels.score_gradients(
-        grad_weights.numpy(), weights.numpy(), key.numpy(), queries.T.contiguous().numpy(), grad_queries.numpy(),
-        grad_key.numpy(),
+        grad_weights.numpy(), weights.numpy(), key.numpy(), queries.T.contiguous().numpy(), start,
+        grad_queries.numpy(), grad_key.numpy(),
     )  # fmt: skip
-    assert torch.allclose(grad_queries, expected_queries, rtol=tolerance, atol=tolerance)
+    assert torch.allclose(grad_queries[start : start + rows], expected_queries, rtol=tolerance, atol=tolerance)
+    assert grad_queries[:start].isnan().all() and grad_queries[start + rows :].isnan().all()
     assert torch.allclose(grad_key, expected_key, rtol=tolerance, atol=tolerance)
 
 

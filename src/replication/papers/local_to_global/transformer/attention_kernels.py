@@ -11,11 +11,13 @@ import numpy as np
 
 
 @numba.njit(cache=True, fastmath=True)
-def score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_key):
-    """dS = E * dE (keys, rows); grad_queries = dS^T key (rows, d); grad_key[:keys] += dS queries_t^T.
-    Two keys a pass: each pass over a row of the queries' sums reads and writes it once for both."""
+def score_gradients(grad_weights, weights, key, queries_t, start, grad_queries, grad_key):
+    """dS = E * dE (keys, rows) for the block of rows start..; grad_queries[start + r] = dS[:, r]^T key
+    (d,); grad_key[:keys] += dS queries_t[:, start:]^T, from the queries Q^T (d, T). Two keys a pass:
+    each pass over a row of the queries' sums reads and writes it once for both."""
     keys, rows = weights.shape
     d = key.shape[1]
+    first = np.uint64(start)  # unsigned: numba checks a signed index for wraparound, which keeps loops scalar
     accumulated = np.zeros((d, rows), dtype=grad_queries.dtype)
     scores = np.empty(rows, dtype=grad_queries.dtype)
     others = np.empty(rows, dtype=grad_queries.dtype)
@@ -26,13 +28,14 @@ def score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_ke
             scores[r] = grad_weights[i, r] * weights[i, r]
             others[r] = grad_weights[i + 1, r] * weights[i + 1, r]
         for k in range(d):
-            first, second = key[i, k], key[i + 1, k]
+            key_entry, other_entry = key[i, k], key[i + 1, k]
             total, other_total = zero, zero
             row, query = accumulated[k], queries_t[k]
             for r in range(rows):
-                row[r] += scores[r] * first + others[r] * second
-                total += scores[r] * query[r]
-                other_total += others[r] * query[r]
+                row[r] += scores[r] * key_entry + others[r] * other_entry
+                column = first + np.uint64(r)
+                total += scores[r] * query[column]
+                other_total += others[r] * query[column]
             grad_key[i, k] += total
             grad_key[i + 1, k] += other_total
         i += 2
@@ -44,11 +47,11 @@ def score_gradients(grad_weights, weights, key, queries_t, grad_queries, grad_ke
             total = zero
             for r in range(rows):
                 accumulated[k, r] += scores[r] * key_entry
-                total += scores[r] * queries_t[k, r]
+                total += scores[r] * queries_t[k, first + np.uint64(r)]
             grad_key[i, k] += total
     for r in range(rows):
         for k in range(d):
-            grad_queries[r, k] = accumulated[k, r]
+            grad_queries[first + np.uint64(r), k] = accumulated[k, r]
 
 
 # exp(s) in float32 for the scores of ``causal_exp``: s = n ln 2 + x with |x| <= ln(2) / 2 (Cody and

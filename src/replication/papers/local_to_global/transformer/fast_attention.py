@@ -138,8 +138,7 @@ def _block_products_backward(grad_sums, queries, key, rhs, blocks, probabilities
         grad_rhs[group_pair][:, :width].addmm_(grad, weights.T)
         grad_weights = torch.mm(rhs[group_pair][:width], grad)  # (keys, rows)
         # One pass over the block for both products (two GEMMs with d columns read it twice)
-        block_queries_t = np.ascontiguousarray(queries_t[:, start:stop])
-        arrays = (grad_weights.numpy(), weights.numpy(), key_array, block_queries_t, grad_queries_array[start:stop])
+        arrays = (grad_weights.numpy(), weights.numpy(), key_array, queries_t, start, grad_queries_array)
         score_gradients(*arrays, grad_key_array)
     return grad_queries, grad_key, grad_rhs
 
