@@ -25,6 +25,8 @@ import numba
 import numpy as np
 import torch
 
+from .attention_kernels import exp_nonpositive
+
 TILE = 256  # positions per tile: its arrays stay in the core's caches (64 to 1024 measured, 256 fastest)
 # Reassociation and contraction only: NaN and infinity keep their IEEE meaning, so a diverging run
 # still reports a non-finite loss.
@@ -155,6 +157,45 @@ def _tile_backward(attended, tokens, e, W_O_t, W_1_t, readout, width, zero, resi
         _add_rows(row, W_O_t[j], residual, width)
 
 
+# 1 / (2k + 1) for k = 7, ..., 0, and 2, in float32: float64 literals would promote the series
+_ATANH_SERIES = tuple(np.float32(1 / k) for k in (15, 13, 11, 9, 7, 5, 3, 1))
+_TWO = np.float32(2)
+
+
+@numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
+def _log1p_series(t):
+    """log(1 + t) in float32 for t in [0, 1] as 2 atanh(s), s = t / (2 + t) <= 1/3, by eight terms of
+    its series in s^2 (the next term's share below 2e-9): no cancellation for small t, and a loop over
+    it vectorises where the C library's log1p is a scalar call."""
+    s = t / (_TWO + t)
+    s2 = s * s
+    c0, c1, c2, c3, c4, c5, c6, c7 = _ATANH_SERIES
+    return _TWO * s * (((((((c0 * s2 + c1) * s2 + c2) * s2 + c3) * s2 + c4) * s2 + c5) * s2 + c6) * s2 + c7)
+
+
+@numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
+def _bce_terms(logits, targets, bias, scale, width, single, tails, terms, scratch):
+    """Per position r < width of a tile, the binary cross-entropy BCE(z, y) = max(z, 0) - z y +
+    log(1 + exp(-|z|)) of z = logits[r] + bias into ``terms``, and its gradient (sigmoid(z) - y) scale
+    in place of the logits. With ``single`` (float32), exp and log1p vectorise (``exp_nonpositive``,
+    ``_log1p_series``); in float64, the C library's."""
+    zero = logits[0] - logits[0]
+    one = zero + 1
+    for r in range(width):
+        logits[r] += bias
+        tails[r] = -abs(logits[r])
+    if single:
+        exp_nonpositive(tails, width, scratch[0], scratch[1])
+    else:
+        for r in range(width):
+            tails[r] = np.exp(tails[r])
+    for r in range(width):
+        logit, target, tail = logits[r], targets[r], tails[r]
+        softplus = _log1p_series(tail) if single else np.log1p(tail)
+        terms[r] = max(logit, zero) - logit * target + softplus
+        logits[r] = ((one if logit >= 0 else tail) / (one + tail) - target) * scale
+
+
 @numba.njit(cache=True, fastmath=_FASTMATH, error_model="numpy")
 def _loss_pass(attended, tokens, targets, positional, e, W_O, W_1, readout, bias, scale, with_grad, grads, grad_b):
     """The mean loss over every position (float64 sum) of ``attended`` (d, B N), the symbols ``tokens``
@@ -169,9 +210,10 @@ def _loss_pass(attended, tokens, targets, positional, e, W_O, W_1, readout, bias
         np.empty((d, TILE), dtype=e.dtype),
     )
     symbol_tile, hidden = np.empty((2, TILE), dtype=e.dtype), np.empty((W_1.shape[0], TILE), dtype=e.dtype)
-    logits = np.empty(TILE, dtype=e.dtype)
+    logits, tails, terms = np.empty(TILE, dtype=e.dtype), np.empty(TILE, dtype=e.dtype), np.empty(TILE, dtype=e.dtype)
+    scratch = (np.empty(TILE, dtype=np.float32), np.empty(TILE, dtype=np.int32))  # for the float32 exp
+    single = e.itemsize == 4  # float32: the vectorised exp and log1p
     zero = np.zeros(1, dtype=e.dtype)[0]  # typed constants: float32 stays float32 (a literal is a float64)
-    one = zero + 1
     loss, bias_total = 0.0, 0.0
     W_O_t, W_1_t = np.ascontiguousarray(W_O.T), np.ascontiguousarray(W_1.T)
     for start in range(0, columns, length):  # one batch element, then tiles of its positions
@@ -183,12 +225,9 @@ def _loss_pass(attended, tokens, targets, positional, e, W_O, W_1, readout, bias
             _copy_columns(positional, n0, width, positional_tile, True, False)
             forward = (attended_tile, symbol_tile, positional_tile, e, W_O, W_1, readout, width, zero)
             _tile_forward(*forward, residual, hidden, logits)
+            _bce_terms(logits, symbol_tile[1], bias[0], scale[0], width, single, tails, terms, scratch)
             for r in range(width):
-                logit, target = logits[r] + bias[0], symbol_tile[1, r]
-                # BCE(z, y) = max(z, 0) - z y + log(1 + exp(-|z|)), and its gradient sigmoid(z) - y
-                tail = np.exp(-abs(logit))
-                loss += max(logit, zero) - logit * target + np.log1p(tail)
-                logits[r] = ((one if logit >= 0 else tail) / (one + tail) - target) * scale[0]
+                loss += terms[r]
                 bias_total += logits[r]
             if with_grad:
                 backward = (attended_tile, symbol_tile, e, W_O_t, W_1_t, readout, width, zero)
