@@ -18,8 +18,8 @@ from matplotlib.transforms import Bbox
 # A colour bar with a stretch this long (share of its length, ends included) between labelled
 # ticks has a part whose values a reader cannot tell.
 COLOUR_BAR_GAP = 0.4
-# Overlaps smaller than this (pixels at the figure's dpi, both ways) are glyph padding, not overlap.
-OVERLAP_PX = 1.0
+# Overlaps smaller than this (inches, both ways: a pixel at 100 dpi) are glyph padding, not overlap.
+OVERLAP_INCHES = 0.01
 
 
 def axes_name(ax) -> str:
@@ -180,9 +180,11 @@ def _tick_labels(fig: plt.Figure, renderer) -> list[tuple[object, matplotlib.tex
     return labels
 
 
-def _overlap(a: Bbox, b: Bbox) -> bool:
+def _overlap(a: Bbox, b: Bbox, dpi: float) -> bool:
+    """Whether two boxes in pixels at ``dpi`` overlap by more than OVERLAP_INCHES both ways."""
     both = Bbox.intersection(a, b)
-    return both is not None and both.width > OVERLAP_PX and both.height > OVERLAP_PX
+    limit = OVERLAP_INCHES * dpi
+    return both is not None and both.width > limit and both.height > limit
 
 
 def crowded_tick_labels(fig: plt.Figure) -> list[str]:
@@ -196,7 +198,7 @@ def crowded_tick_labels(fig: plt.Figure) -> list[str]:
             labels = sorted(_visible_labels(axis, renderer), key=lambda shown: shown[0])
             boxes = [label.get_window_extent(renderer) for _, label in labels]
             for (_, first), (_, second), a, b in zip(labels, labels[1:], boxes, boxes[1:]):
-                if _overlap(a, b):
+                if _overlap(a, b, fig.dpi):
                     problems.append(
                         f"{axes_name(ax)} {which}-axis: tick labels {first.get_text()!r} and "
                         f"{second.get_text()!r} overlap"
@@ -223,7 +225,7 @@ def text_on_tick_labels(fig: plt.Figure) -> list[str]:
         if id(text) in tick_texts or not text.get_visible() or not text.get_text().strip():
             continue
         extent = text.get_window_extent(renderer)
-        hit = next((ax for ax, box in tick_boxes if _overlap(extent, box)), None)
+        hit = next((ax for ax, box in tick_boxes if _overlap(extent, box, fig.dpi)), None)
         if hit is not None:
             problems.append(f"{axes_name(hit)}: text {text.get_text()[:40]!r} lies on its tick labels")
     return problems

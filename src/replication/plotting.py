@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import os
@@ -11,6 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless and deterministic on every machine
 
+import matplotlib.image  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 from cycler import cycler  # noqa: E402
@@ -98,6 +100,24 @@ def apply_style() -> None:
     plt.rcParams.update(STYLE)
 
 
+@contextlib.contextmanager
+def _at_dpi(fig: plt.Figure, dpi: float):
+    """``fig`` at ``dpi`` while inside, as savefig sets it while it draws."""
+    kept = fig.dpi
+    fig.dpi = dpi
+    try:
+        yield
+    finally:
+        fig.dpi = kept
+
+
+def _drawn_problems(fig: plt.Figure) -> list[str]:
+    """``figure_problems`` of ``fig`` drawn at the PNG's resolution, which the canvas then holds;
+    its layout (matplotlib's tight layout included) is computed at the figure's own dpi, as before."""
+    with _at_dpi(fig, PNG_DPI):
+        return figure_problems(fig)
+
+
 def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame | None = None) -> dict[str, Path]:
     """Write ``fig`` as PDF and PNG (fixed dpi, no volatile metadata) and ``data`` as CSV.
 
@@ -111,18 +131,21 @@ def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame
     legend entry that shows nothing, text over tick labels or cut off at the canvas's edge. Text
     out of place gets matplotlib's tight layout once before that verdict.
     """
-    problems = figure_problems(fig)
+    problems = _drawn_problems(fig)
     if any(problem.startswith(("canvas:", "overlap:")) for problem in problems):
         fig.tight_layout()  # a figure laid out by hand, or not at all: matplotlib's layout, once
-        problems = figure_problems(fig)
+        problems = _drawn_problems(fig)
     if problems:
         plt.close(fig)
         raise ValueError(f"{pdf_path}: {'; '.join(problems)}")
     paths = figure_paths(pdf_path)
+    with atomic_path(paths["png"]) as tmp:
+        # The checks' drawing is the PNG: savefig would draw the same pixels again and write them so.
+        matplotlib.image.imsave(
+            tmp, fig.canvas.buffer_rgba(), format="png", origin="upper", dpi=PNG_DPI, metadata=_PNG_METADATA
+        )
     with atomic_path(paths["pdf"]) as tmp:
         fig.savefig(tmp, format="pdf", metadata=_PDF_METADATA)
-    with atomic_path(paths["png"]) as tmp:
-        fig.savefig(tmp, format="png", dpi=PNG_DPI, metadata=_PNG_METADATA)
     if data is not None:
         write_csv(data, paths["csv"])
     plt.close(fig)

@@ -38,6 +38,22 @@ def test_save_figure_writes_pdf_png_and_data(tmp_path):
     assert image.shape[:2] == (2 * PNG_DPI, 3 * PNG_DPI)  # the figure's size at the fixed dpi, exactly
 
 
+@pytest.mark.parametrize("laid_out", [True, False], ids=["laid-out", "laid-out-by-the-check"])
+def test_the_png_is_what_savefig_writes_byte_for_byte(tmp_path, laid_out):
+    """The PNG comes from the checks' drawing at the PNG's dpi, not from a drawing of its own: the
+    same bytes as savefig's of the figure as saved, the figure's dpi as it was."""
+    fig, _ = draw()
+    if not laid_out:  # tick labels over the canvas's left edge: the tight layout comes first
+        fig.subplots_adjust(left=0.0)
+    dpi = fig.dpi
+    paths = save_figure(fig, tmp_path / "fig.pdf")
+    assert fig.dpi == dpi
+    if not laid_out:
+        assert fig.subplotpars.left > 0.05  # moved by the tight layout before the PNG was taken
+    fig.savefig(tmp_path / "savefig.png", format="png", dpi=PNG_DPI, metadata={"Software": None})
+    assert digest(paths["png"]) == digest(tmp_path / "savefig.png")
+
+
 def test_a_longer_title_keeps_the_pixel_size(tmp_path):
     short = save_figure(draw(title="a")[0], tmp_path / "a" / "fig.pdf")
     long = save_figure(draw(title="a longer title, (p, q) = (0.5, 0.8)")[0], tmp_path / "b" / "fig.pdf")
