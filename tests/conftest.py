@@ -11,6 +11,7 @@ import pickle
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -175,6 +176,25 @@ def phase_smoke_run(tmp_path_factory):
 def plateau_smoke_run(tmp_path_factory, phase_smoke_run):
     """The plateau analysis at smoke settings (figures/plateau), over a copy of the phase smoke tree."""
     return shared_tree(tmp_path_factory, "plateau_smoke", smoke_target("figures/plateau", seed_from=phase_smoke_run))
+
+
+def build_docs_site(folder: Path) -> Path:
+    """``mkdocs build --strict`` (as ``make docs``) into ``folder``."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return folder
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory) -> Path:
+    """The documentation built once for the run, shared by the pytest-xdist workers."""
+    return shared_tree(tmp_path_factory, "docs_site", build_docs_site)
 
 
 @pytest.fixture(scope="session")

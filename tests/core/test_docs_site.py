@@ -15,8 +15,6 @@ import contextlib
 import functools
 import http.server
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -25,7 +23,6 @@ from urllib.parse import unquote, urldefrag, urlparse
 import pytest
 
 from headless_chromium import Chromium
-from helpers import ROOT
 from replication.gallery import gallery_figures
 
 # Building the site takes tens of seconds: kept out of mutation runs (the gallery's own tests stand in).
@@ -55,17 +52,8 @@ PAGE_STATE = """(() => {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("site")
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    return folder
+def site(docs_site) -> Path:
+    return docs_site
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
