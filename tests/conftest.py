@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
-import pickle
 import re
 import shutil
 import subprocess
@@ -24,6 +23,8 @@ from helpers import (
     install_wheel,
     kill_mid_job_and_resume,
     run_snakemake,
+    shared_base,
+    shared_tree,
     starts_the_pipeline,
 )
 
@@ -130,26 +131,6 @@ def pytest_runtest_call(item):
         return (yield)
 
 
-def _shared_base(tmp_path_factory) -> Path:
-    """The folder every pytest-xdist worker of this run sees (the run's own, without workers)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
-def shared_tree(tmp_path_factory, name: str, build):
-    """The tree ``name``, built once for the whole run: under pytest-xdist every worker asks for
-    it, the first builds it under a file lock and the others wait and share it (and what ``build``
-    returned, pickled beside it)."""
-    base = _shared_base(tmp_path_factory)
-    workdir, done = base / name, base / f"{name}.built"
-    with FileLock(str(base / f"{name}.lock")):
-        if not done.exists():
-            shutil.rmtree(workdir, ignore_errors=True)  # a build that failed in another worker
-            workdir.mkdir(parents=True)
-            done.write_bytes(pickle.dumps(build(workdir)))
-    return pickle.loads(done.read_bytes())
-
-
 def smoke_target(target: str, seed_from: Path | None = None):
     def build(workdir: Path) -> Path:
         if seed_from is not None:  # its outputs are up to date here too: only the rest is built
@@ -219,5 +200,5 @@ def smoke_tree_alone(smoke_run, tmp_path_factory):
     """The shared smoke tree held by one test at a time (a file lock across pytest-xdist workers):
     for the tests that run Snakemake inside it, as two Snakemake runs cannot hold one working
     directory's lock at once."""
-    with FileLock(str(_shared_base(tmp_path_factory) / "smoke.alone.lock")):
+    with FileLock(str(shared_base(tmp_path_factory) / "smoke.alone.lock")):
         yield smoke_run

@@ -15,6 +15,7 @@ import fcntl
 import hashlib
 import io
 import os
+import pickle
 import re
 import shutil
 import signal
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -273,6 +275,29 @@ def draw(pdf, colour="C0", scale=1.0, size=(3, 2)):
         ax.plot(group.x, group.y, color=c, lw=2, label=name)
     ax.legend()
     return save_figure(fig, pdf, data)
+
+
+# --- trees built once per run, shared by the pytest-xdist workers ---------------------------------
+
+
+def shared_base(tmp_path_factory) -> Path:
+    """The folder every pytest-xdist worker of this run sees (the run's own, without workers)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def shared_tree(tmp_path_factory, name: str, build):
+    """The tree ``name``, built once for the whole run: under pytest-xdist every worker asks for
+    it, the first builds it under a file lock and the others wait and share it (and what ``build``
+    returned, pickled beside it)."""
+    base = shared_base(tmp_path_factory)
+    workdir, done = base / name, base / f"{name}.built"
+    with FileLock(str(base / f"{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(workdir, ignore_errors=True)  # a build that failed in another worker
+            workdir.mkdir(parents=True)
+            done.write_bytes(pickle.dumps(build(workdir)))
+    return pickle.loads(done.read_bytes())
 
 
 # --- `make figures` killed mid-job and resumed ---------------------------------------------------

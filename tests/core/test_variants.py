@@ -16,7 +16,7 @@ import pytest
 import yaml
 from PIL import Image
 
-from helpers import ROOT, run_snakemake
+from helpers import ROOT, run_snakemake, shared_tree
 from replication.diff.images import padded
 from replication.diff.tree_comparison import compare_trees, envelope_set
 from replication.diff.trees import Tree
@@ -202,7 +202,10 @@ def test_the_paper_run_against_itself_moved_nothing(smoke_run, tmp_path):
 @pytest.fixture(scope="module")
 def fig4_variant(smoke_run, tmp_path_factory):
     """A variant of the smoke settings with another Fig. 4 chain, seeded from the smoke tree."""
-    root = tmp_path_factory.mktemp("project")
+    return shared_tree(tmp_path_factory, "fig4_variant", lambda root: build_fig4_variant(smoke_run, root))
+
+
+def build_fig4_variant(smoke_run, root):
     before = tree_hashes(smoke_run)
     tree, overlay, _ = prepare("fig4p", [SMOKE], [f"{FIG4_P}=0.6"], root, base=smoke_run)
     jobs = planned_jobs(tree, overlay)

@@ -13,7 +13,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from helpers import ROOT, SNAKEMAKE_TIMEOUT_S, markdown_cells, tracked_copy
+from helpers import ROOT, SNAKEMAKE_TIMEOUT_S, markdown_cells, shared_tree, tracked_copy
 from replication.snakemake_command import snakemake_command
 
 # Every test here runs Snakemake (or asks for a fixture that does).
@@ -43,7 +43,13 @@ def run_copy(repo, workdir, target):
 
 @pytest.fixture(scope="module")
 def plugin_run(smoke_run, tmp_path_factory):
-    repo, workdir = tmp_path_factory.mktemp("repo"), tmp_path_factory.mktemp("work")
+    return shared_tree(tmp_path_factory, "plugin_paper", lambda folder: build_plugin_run(smoke_run, folder))
+
+
+def build_plugin_run(smoke_run, folder):
+    """A copy of the checkout with the plug-in paper added, built over the smoke run's outputs."""
+    repo, workdir = folder / "repo", folder / "work"
+    repo.mkdir()
     tracked_copy(repo)
     shutil.copytree(FIXTURE, repo / "src" / "replication" / "papers" / PAPER_ID)
     # The smoke run's outputs, times kept, without the manifest, claims report and diff, which the
