@@ -17,6 +17,11 @@ WORKDIR ?= $(if $(filter config/config.yaml,$(CONFIG)),.,variants/$(basename $(n
 VARIANT ?=
 SET ?=
 export SET
+# Python keeps the project's compiled modules (its own __pycache__, ignored by git) even where the
+# environment says not to, as some container images do: every job, Snakemake run and test worker
+# imports the project, and each would compile it again (a smoke build 5 CPU-s more; pytest rewrites
+# every test module again in each worker).
+unexport PYTHONDONTWRITEBYTECODE
 VARIANT_RUN = $(BIN)/python -m replication.variants $(if $(VARIANT),--name $(VARIANT)) \
 	--configfile $(abspath $(CONFIG)) --sets "$$SET" --make-goal $(GOAL) --
 # Members of the numerical-noise ensemble that `make bless` runs, and what they build: perturbation
