@@ -1,4 +1,5 @@
-"""A training job's compute set-up: its torch threads, and a C heap that keeps what it frees.
+"""A training job's compute set-up: its torch threads, a C heap that keeps what it frees, and its
+numba kernels compiled by one job at a time.
 
 A training step frees and allocates the same few-megabyte buffers every time. glibc's malloc gives
 the top of its heap back to the kernel once more than its trim threshold lies free there, so the next
@@ -12,8 +13,14 @@ aligns every buffer to 64 bytes either way, so the numbers are the same
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import fcntl
+import hashlib
+import os
+import tempfile
+from pathlib import Path
 
 # mallopt's parameters (glibc's malloc.h)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
@@ -42,3 +49,24 @@ def prepare_training_job(threads: int) -> None:
 
     torch.set_num_threads(threads)
     keep_freed_memory()
+
+
+@contextlib.contextmanager
+def compiling_alone():
+    """Held around the first calls of a run's numba kernels. numba compiles a kernel at its first call
+    and caches it beside its source; with that cache empty (a fresh clone, an installed package,
+    another CPU's kernels), jobs started together would each compile the same kernels, some 12
+    CPU-s apiece. Under this lock (one per package folder, numba cache folder and CPU name) the first
+    job compiles them and the others wait, then load what it wrote; with the cache full it is held
+    for one step."""
+    key = "|".join(
+        [str(Path(__file__).parent), os.environ.get("NUMBA_CACHE_DIR", ""), os.environ.get("NUMBA_CPU_NAME", "")]
+    )
+    path = Path(tempfile.gettempdir()) / f"replication-numba-{hashlib.sha256(key.encode()).hexdigest()[:16]}.lock"
+    # Read-only: flock needs no more, and another user's lock file of the same key opens too.
+    descriptor = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # which releases the lock

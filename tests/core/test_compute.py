@@ -139,3 +139,64 @@ def test_a_training_job_sets_its_threads_and_keeps_freed_memory(monkeypatch):
     finally:
         torch.set_num_threads(before)
     assert kept == [True]
+
+
+# A kernel that takes numba about half a second to compile: the window in which processes race.
+KERNEL = """
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def halve(x):
+    a = np.arange(10.0)
+    return x / 2 + 0.0 * np.sum(np.sin(a) * np.cos(a))
+"""
+# One process of the test below: a numba kernel with an empty cache, first called under
+# compiling_alone once every process has imported it (so that without the lock they would all compile).
+FIRST_CALL = """
+import contextlib, sys, time
+from pathlib import Path
+import numba
+from replication.compute import compiling_alone
+sys.path.insert(0, sys.argv[1])
+from tiny_kernel import halve
+numba.njit(lambda x: x + 1)(1.0)  # numba's compiler set up before the race: the kernel's compile is what is left
+ready, count = Path(sys.argv[2]), int(sys.argv[3])
+(ready / sys.argv[4]).touch()
+while len(list(ready.iterdir())) < count:
+    time.sleep(0.01)
+with compiling_alone() if sys.argv[5] == "alone" else contextlib.nullcontext():
+    assert halve(3.0) == 1.5
+print(sum(halve.stats.cache_misses.values()), sum(halve.stats.cache_hits.values()))
+"""
+
+
+@in_child_processes
+@pytest.mark.parametrize("alone", [True, False], ids=["alone", "side-by-side"])
+def test_kernels_are_compiled_by_one_process_while_the_others_wait(tmp_path, alone):
+    """Three processes call a kernel whose cache is empty at once: under the lock one compiles it and
+    the others load what it wrote; without it (the control) two or three compile it."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "tiny_kernel.py").write_text(KERNEL)
+    ready = tmp_path / "ready"
+    ready.mkdir()
+    script = tmp_path / "first_call.py"
+    script.write_text(FIRST_CALL)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.Popen(
+            [sys.executable, script, source, ready, "3", str(i), "alone" if alone else "together"],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(3)
+    ]
+    counts = sorted(tuple(map(int, run.communicate(timeout=120)[0].split())) for run in runs)
+    assert all(run.returncode == 0 for run in runs)
+    if alone:
+        assert counts == [(0, 1), (0, 1), (1, 0)]
+    else:  # (a process the scheduler held back past the others' compile would load it)
+        assert counts.count((1, 0)) >= 2

@@ -1,5 +1,6 @@
 """Training: loss goes down, seeded runs repeat exactly, checkpoints, the NaN guard, claims 5-6 logic."""
 
+import contextlib
 import copy
 
 import numpy as np
@@ -80,6 +81,31 @@ def test_sgd_is_available():
     assert (result.losses.lr.iloc[1:] == 0.5).all()
     tested = result.losses.test_loss.dropna()
     assert tested.iloc[-3:].mean() < tested.iloc[0] - 0.005  # at least the bias is learnt
+
+
+def test_the_first_evaluation_and_step_hold_the_compile_lock(monkeypatch):
+    """The kernels' first calls, and only those, run under compiling_alone (replication.compute)."""
+    from replication.papers.local_to_global.transformer import train as training
+
+    held = []
+
+    @contextlib.contextmanager
+    def recording():
+        held.append(len(held))
+        yield
+
+    calls = []
+    original = training.MarkovTransformer.loss
+
+    def loss(self, *args):
+        calls.append((self.training, len(held)))
+        return original(self, *args)
+
+    monkeypatch.setattr(training, "compiling_alone", recording)
+    monkeypatch.setattr(training.MarkovTransformer, "loss", loss)
+    train(run_settings({**SETTINGS, "steps": 3, "eval_every": 1}), "standard", 1, progress=False)
+    # (training?, locks taken by then): the evaluation at 0 in the first, step 1 in the second.
+    assert calls[:3] == [(False, 1), (True, 2), (False, 2)] and len(held) == 2
 
 
 def test_a_diverging_run_fails_naming_the_run_and_step():

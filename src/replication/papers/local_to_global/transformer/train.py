@@ -6,6 +6,7 @@ config section merged with one experiment; every key is described in the paper's
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
+from replication.compute import compiling_alone
 from replication.perturbation import perturb_module
 
 from ..data import BatchStream
@@ -182,7 +184,8 @@ def train(
             state = optimizer_snapshot(optimizer, model, lrs[step]) if optimizer_state else {}
             snapshots.append({**snapshot(model), **state})
 
-    evaluate(0)
+    with compiling_alone():  # the kernels' first calls: the evaluation's here, the training step's below
+        evaluate(0)
     _check_finite(name, "test", test_loss[:1], torch.zeros(1, dtype=torch.long))
     bar = tqdm(total=steps, desc=name, file=sys.stderr, disable=not progress, mininterval=2.0)
     last = steps
@@ -190,10 +193,11 @@ def train(
         stop = min(start + chunk, steps + 1)
         for step in range(start, stop):
             optimizer.lr = float(lrs[step])
-            loss = model.loss(*next(train_data))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            with compiling_alone() if step == 1 else contextlib.nullcontext():
+                loss = model.loss(*next(train_data))
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
             perturb_module(model, f"transformer/{name}/step{step}")  # ensembles only: rounding noise of each step
             train_loss[step] = loss.detach()
             evaluate(step)
