@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import json
 import os
@@ -100,22 +99,14 @@ def apply_style() -> None:
     plt.rcParams.update(STYLE)
 
 
-@contextlib.contextmanager
-def _at_dpi(fig: plt.Figure, dpi: float):
-    """``fig`` at ``dpi`` while inside, as savefig sets it while it draws."""
-    kept = fig.dpi
-    fig.dpi = dpi
+def _drawn_problems(fig: plt.Figure) -> list[str]:
+    """``figure_problems`` of ``fig`` drawn at the PNG's resolution, which the canvas then holds for
+    the PNG; its layout (the tight layout included) is computed at the figure's own dpi."""
+    kept, fig.dpi = fig.dpi, PNG_DPI  # as savefig sets it while it draws
     try:
-        yield
+        return figure_problems(fig)
     finally:
         fig.dpi = kept
-
-
-def _drawn_problems(fig: plt.Figure) -> list[str]:
-    """``figure_problems`` of ``fig`` drawn at the PNG's resolution, which the canvas then holds;
-    its layout (matplotlib's tight layout included) is computed at the figure's own dpi, as before."""
-    with _at_dpi(fig, PNG_DPI):
-        return figure_problems(fig)
 
 
 def save_figure(fig: plt.Figure, pdf_path: str | os.PathLike, data: pd.DataFrame | None = None) -> dict[str, Path]:
