@@ -51,11 +51,6 @@ PAGE_STATE = """(() => {
 })()"""
 
 
-@pytest.fixture(scope="module")
-def site(docs_site) -> Path:
-    return docs_site
-
-
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -74,8 +69,8 @@ def serving(folder: Path):
 
 
 @pytest.fixture(scope="module")
-def served(site):
-    with serving(site) as url:
+def served(docs_site):
+    with serving(docs_site) as url:
         yield url
 
 
@@ -92,11 +87,12 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def pages(site, served, browser) -> dict[str, dict]:
+def pages(docs_site, served, browser) -> dict[str, dict]:
     """Every page of the site (each ``index.html``), loaded in the browser: URL -> its state."""
+    folders = [path.parent for path in docs_site.rglob("index.html")]
     urls = sorted(
-        served + path.parent.relative_to(site).as_posix().removeprefix(".") + ("/" if path.parent != site else "")
-        for path in site.rglob("index.html")
+        served + folder.relative_to(docs_site).as_posix().removeprefix(".") + ("/" if folder != docs_site else "")
+        for folder in folders
     )
     started = time.monotonic()
     states = browser.states(urls, PAGE_STATE)
@@ -146,8 +142,8 @@ def test_every_image_decodes_and_is_shown(pages):
     assert broken_images(pages) == []
 
 
-def test_no_internal_link_is_broken(pages, served, site):
-    assert broken_links(pages, served, site) == []
+def test_no_internal_link_is_broken(pages, served, docs_site):
+    assert broken_links(pages, served, docs_site) == []
 
 
 def test_the_checks_see_broken_images_and_links(browser, tmp_path):
