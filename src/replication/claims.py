@@ -14,7 +14,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from .io import write_csv
 
@@ -72,6 +71,8 @@ def binomial_interval(successes: int, trials: int, confidence: float = CONFIDENC
     """Clopper-Pearson (exact) interval of a fraction; (nan, nan) without trials."""
     if trials <= 0:
         return float("nan"), float("nan")
+    from scipy.stats import binomtest  # here: importing scipy.stats costs ~0.5 s, and most importers never call this
+
     interval = binomtest(int(successes), int(trials)).proportion_ci(confidence, method="exact")
     return float(interval.low), float(interval.high)
 
