@@ -1,22 +1,22 @@
-"""What the README's commands cost: the smoke build, the phase and plateau smoke builds on top of
-it, and the fast tests, each timed from clean with the kernel's counts. It prints numbers and
-writes them; it asserts nothing.
+"""What the README's commands cost: the environment from a fresh clone, the paper build, the smoke
+build, the phase and plateau smoke builds on top of it, and the fast tests, each timed from clean
+with the kernel's counts. It prints numbers and writes them; it asserts nothing.
 
     .venv/bin/python scripts/benchmarks/build_times.py [--cores 2] [--workdir DIR] [--only smoke ...]
         [--write docs/measurements/build_times]
 
-Each step runs as its command does: the builds through ``replication.pipeline_run`` (what
-``make figures CONFIG=config/smoke.yaml``, ``make phase ...`` and ``make plateau ...`` run) in one
-scratch tree, one after the other (the plateau reads the phase grid); the tests as the README
-gives them. Per step: wall time, CPU time of every process it started (user + system,
-``resource.getrusage`` of the children), the load average before it and the CPU time other work
-took meanwhile (the machine's busy time in /proc/stat less the step's own), the machine's
-single-core float32 GEMM rate just before it (``replication.measurements.gemm_rate``: how fast the
-machine was then, which times from other machines or days compare through), and for a build its
-jobs per rule with their CPU time from Snakemake's benchmark files. ``--write PATH`` writes
-``PATH.json`` (read by ``replication.cost`` for ``make cost`` and by the README's and docs' tests)
-and ``PATH.md`` (the same in words, included by docs/performance.md); steps measured before and
-not now stay in them.
+Each step runs as its command does: ``make env`` in a clone of the last commit (no .venv); the
+builds through ``replication.pipeline_run`` (what ``make figures CONFIG=config/smoke.yaml``, ``make
+phase ...`` and ``make plateau ...`` run) in one scratch tree, one after the other (the plateau
+reads the phase grid); the tests as the README gives them. Per step: wall time, CPU time of every
+process it started (user + system, ``resource.getrusage`` of the children), the load average before
+it and the CPU time other work took meanwhile (the machine's busy time in /proc/stat less the
+step's own), the machine's single-core float32 GEMM rate just before it
+(``replication.measurements.gemm_rate``: how fast the machine was then, which times from other
+machines or days compare through), and for a build its jobs per rule with their CPU time from
+Snakemake's benchmark files. ``--write PATH`` writes ``PATH.json`` (read by ``replication.cost``
+for ``make cost`` and by the README's and docs' tests) and ``PATH.md`` (the same in words, included
+by docs/performance.md); steps measured before and not now stay in them.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ CONFIGS = {"smoke": ROOT / "config" / "smoke.yaml", "paper": ROOT / "config" / "
 # The steps in order: name -> (the command a reader types, the build's target or None for the
 # tests, what the step starts from, the build's settings)
 STEPS = {
+    "env": ("make env", None, "from a fresh clone", None),
     "paper": ("make figures", "figures/all", "from clean", "paper"),
     "smoke": ("make figures CONFIG=config/smoke.yaml", "figures/all", "from clean", "smoke"),
     "phase_smoke": ("make phase CONFIG=config/smoke.yaml", "figures/phase", "from clean", "smoke"),
@@ -193,6 +194,11 @@ def main() -> None:
                 step.update(settings=settings, target=target, cores=int(args.cores))
                 if settings == "paper":
                     step["figures"] = figure_costs(step, args.cores)
+            elif name == "env":  # a clone of the last commit, with no .venv
+                clone = Path(scratch) / "clone"
+                subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+                step = measured(["make", "env"], clone)
+                step["summary"] = "a new .venv, every version of requirements/lock.txt"
             else:  # failing tests cost their time too: the summary says how many
                 step = measured([PYTHON, "-m", "pytest", "-m", "not pipeline", "-n", "2"], ROOT, check=False)
                 step["summary"] = tests_run(step["output_tail"])
