@@ -15,6 +15,7 @@ MEASUREMENTS = ROOT / "docs" / "measurements" / "build_times.json"
 STATED = re.compile(r"(?P<wall>[\d.]+) min wall, (?P<cpu>[\d.]+) CPU-min")
 # (file, a text on the line that states the time, the measured step)
 STATEMENTS = [
+    ("README.md", "`make env`, which both run first", "env"),
     ("README.md", "make figures   # creates .venv", "paper"),
     ("README.md", "# tiny settings, in variants/smoke/", "smoke"),
     ("README.md", "make phase CONFIG=config/smoke.yaml   ", "phase_smoke"),
