@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from replication.job_cost import job_costs
+from replication.measurements import busy_cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -47,13 +48,6 @@ STEPS = {
     "plateau_smoke": ("make plateau CONFIG=config/smoke.yaml", "figures/plateau", "after the phase smoke", "smoke"),
     "fast_tests": ('.venv/bin/python -m pytest -m "not pipeline" -n 2', None, "in the checkout", None),
 }
-
-
-def busy_cpu_seconds() -> float:
-    """CPU time the whole machine has spent busy since boot (every process's, /proc/stat)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def measured(command: list[str], cwd: Path, check: bool = True) -> dict:

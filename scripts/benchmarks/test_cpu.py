@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from replication.measurements import busy_cpu_seconds
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT_VARIABLE = "REPLICATION_TEST_CPU_DIR"  # where each worker writes its tests' costs
 
@@ -36,22 +38,21 @@ def _cpu_s() -> float:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """(The plugin) one line per test: its id, CPU seconds and wall seconds."""
+    """(The plugin) one line per test: its id, worker and start, CPU seconds and wall seconds."""
     cpu, wall, start = _cpu_s(), time.monotonic(), time.time()
     try:
         return (yield)
     finally:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        row = {"id": item.nodeid, "cpu": _cpu_s() - cpu, "wall": time.monotonic() - wall}
-        row.update(start=start, worker=worker)
+        row = {
+            "id": item.nodeid,
+            "worker": worker,
+            "start": start,
+            "cpu": _cpu_s() - cpu,
+            "wall": time.monotonic() - wall,
+        }
         with open(Path(os.environ[OUT_VARIABLE]) / f"{worker}.jsonl", "a") as out:
             out.write(json.dumps(row) + "\n")
-
-
-def _idle_s() -> float:
-    """The machine's idle CPU-seconds since boot, every core's (Linux: /proc/stat)."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
-    return (int(fields[4]) + int(fields[5])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -66,20 +67,20 @@ def main() -> None:
             OUT_VARIABLE: out,
             "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")])),
         }
-        started, idle = time.monotonic(), _idle_s()
+        started, busy = time.monotonic(), busy_cpu_seconds()
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-p", Path(__file__).stem, "-q", *args.pytest_args], cwd=ROOT, env=env
         )
-        wall, idle = time.monotonic() - started, _idle_s() - idle
+        wall, busy = time.monotonic() - started, busy_cpu_seconds() - busy
         rows = [json.loads(line) for path in Path(out).glob("*.jsonl") for line in path.read_text().splitlines()]
     if not rows:
         raise SystemExit("no test ran")
     total = sum(row["cpu"] for row in rows)
     print(f"\n{len(rows)} tests, {total:.0f} CPU-s in the tests, {wall:.0f} s wall (pytest exited {result.returncode})")
     cores = os.cpu_count()
-    print(f"the machine's {cores} cores idle {idle:.0f} of {cores * wall:.0f} core-s")
+    print(f"the machine's {cores} cores idle {cores * wall - busy:.0f} of {cores * wall:.0f} core-s")
     first = min(row["start"] for row in rows)
-    print(f"\ntests over {args.long:.0f} s, by start (s from the first test's start, wall s, CPU-s, worker):")
+    print(f"\ntests over {args.long:g} s, by start (s from the first test's start, wall s, CPU-s, worker):")
     for row in sorted((row for row in rows if row["wall"] > args.long), key=lambda row: row["start"]):
         print(f"{row['start'] - first:8.1f} {row['wall']:8.1f} {row['cpu']:8.1f}  {row['worker']:4}  {row['id']}")
     print(f"\nslowest {args.top} tests (CPU-s, wall s):")

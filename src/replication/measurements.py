@@ -124,6 +124,13 @@ def cpu_line() -> str:
     return f"{cpu_model()}, {os.cpu_count()} CPUs"
 
 
+def busy_cpu_seconds() -> float:
+    """CPU time the whole machine has spent busy since boot (every process's, /proc/stat)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def gemm_rate(size: int = 1024, repeats: int = 10) -> float:
     """This machine's float32 matrix product on one core now, in GFLOP per CPU-second: the fastest of
     ``repeats`` products of two ``size`` x ``size`` matrices with one torch thread (the kernel the
