@@ -124,9 +124,10 @@ def cpu_line() -> str:
     return f"{cpu_model()}, {os.cpu_count()} CPUs"
 
 
-def busy_cpu_seconds() -> float:
-    """CPU time the whole machine has spent busy since boot (every process's, /proc/stat)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+def busy_cpu_seconds(stat: Path = Path("/proc/stat")) -> float:
+    """CPU time the whole machine has spent busy since boot (every process's, on every core): the
+    kernel's first line of ``stat`` less its idle and I/O-wait times."""
+    fields = [int(v) for v in stat.read_text().splitlines()[0].split()[1:]]
     user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 

@@ -4,6 +4,7 @@ command line and bullets."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pandas as pd
@@ -230,3 +231,10 @@ def test_the_rule_tables_shares_and_order():
         "peak_rss_mb": [50.0, 5.0, 30.0, 50.0],
         "cpu_share": [0.6, 0.3, 0.1, 1.0],
     }
+
+
+def test_busy_time_is_every_state_but_idle_and_waiting(tmp_path):
+    stat = tmp_path / "stat"
+    # user nice system idle iowait irq softirq steal guest guest_nice, in clock ticks
+    stat.write_text("cpu  100 5 50 1000 20 3 2 7 0 0\ncpu0 50 2 25 500 10 1 1 3 0 0\n")
+    assert measurements.busy_cpu_seconds(stat) == pytest.approx(167 / os.sysconf("SC_CLK_TCK"))
